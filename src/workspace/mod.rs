@@ -1,0 +1,344 @@
+//! An analysed document: the text cut into units, each unit's analysis
+//! kept until an edit touches it, and the file-level checks across units.
+//!
+//! Invariant (tested by random edit sequences): after any edits, the
+//! units and diagnostics equal those of a from-scratch analysis of the text.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::formats::{Format, UnitAnalysis, UnitLayout};
+use crate::model::{CompletionItem, Diagnostic, HoverInfo, InlayHint, Settings, Span, Symbol, TextEdit, Token};
+use crate::text::{BOM, Document};
+
+#[derive(Clone, Debug)]
+pub struct Unit {
+    pub start: usize,
+    pub len: usize,
+    pub analysis: Arc<UnitAnalysis>,
+}
+
+impl Unit {
+    pub fn range(&self) -> Range<usize> {
+        self.start..self.start + self.len
+    }
+}
+
+pub struct AnalyzedDocument {
+    format: &'static dyn Format,
+    doc: Document,
+    bom: usize,
+    units: Vec<Unit>,
+    /// How many units use each key (game label); keeps the duplicate check
+    /// proportional to the edit, not the file.
+    key_counts: HashMap<Box<str>, u32>,
+    duplicated_keys: usize,
+    /// Where invalid UTF-8 was replaced when reading from disk.
+    invalid_utf8: Vec<Span>,
+}
+
+/// Units smaller than this many per rayon task are not worth a thread hop.
+const UNITS_PER_TASK: usize = 64;
+
+impl AnalyzedDocument {
+    pub fn new(format: &'static dyn Format, text: &str) -> Self {
+        let mut doc = AnalyzedDocument {
+            format,
+            doc: Document::new(text),
+            bom: 0,
+            units: Vec::new(),
+            key_counts: HashMap::new(),
+            duplicated_keys: 0,
+            invalid_utf8: Vec::new(),
+        };
+        doc.reanalyze_all(text);
+        doc
+    }
+
+    /// A document read from disk: invalid UTF-8 is replaced and reported.
+    pub fn from_bytes(format: &'static dyn Format, bytes: &[u8]) -> Self {
+        let (text, invalid) = crate::text::decode_lossy(bytes);
+        let mut doc = AnalyzedDocument::new(format, &text);
+        doc.invalid_utf8 = invalid;
+        doc
+    }
+
+    pub fn format(&self) -> &'static dyn Format {
+        self.format
+    }
+
+    pub fn document(&self) -> &Document {
+        &self.doc
+    }
+
+    pub fn text(&self) -> String {
+        self.doc.slice(0..self.doc.len())
+    }
+
+    pub fn units(&self) -> &[Unit] {
+        &self.units
+    }
+
+    fn reanalyze_all(&mut self, text: &str) {
+        self.bom = if text.starts_with(BOM) { BOM.len() } else { 0 };
+        self.key_counts.clear();
+        self.duplicated_keys = 0;
+        self.units = self.analyze_region(text, self.bom, text.len());
+        for i in 0..self.units.len() {
+            let analysis = Arc::clone(&self.units[i].analysis);
+            self.count_key(&analysis, 1);
+        }
+    }
+
+    /// Splits `text[start..end]` into units and analyses them (in parallel
+    /// when there are many).
+    fn analyze_region(&self, text: &str, start: usize, end: usize) -> Vec<Unit> {
+        let ranges = split_units(self.format, &text[start..end], start);
+        let format = self.format;
+        let analyses: Vec<UnitAnalysis> = if ranges.len() > UNITS_PER_TASK {
+            ranges.par_iter().with_min_len(UNITS_PER_TASK).map(|r| format.analyze_unit(&text[r.clone()])).collect()
+        } else {
+            ranges.iter().map(|r| format.analyze_unit(&text[r.clone()])).collect()
+        };
+        ranges
+            .into_iter()
+            .zip(analyses)
+            .map(|(r, analysis)| Unit { start: r.start, len: r.len(), analysis: Arc::new(analysis) })
+            .collect()
+    }
+
+    fn count_key(&mut self, analysis: &UnitAnalysis, change: i32) {
+        let Some((key, _)) = &analysis.key else { return };
+        let count = self.key_counts.entry(key.clone()).or_insert(0);
+        let before = *count;
+        *count = (*count as i32 + change).max(0) as u32;
+        let after = *count;
+        if before <= 1 && after > 1 {
+            self.duplicated_keys += 1;
+        } else if before > 1 && after <= 1 {
+            self.duplicated_keys -= 1;
+        }
+        if after == 0 {
+            self.key_counts.remove(key);
+        }
+    }
+
+    /// Replaces `range` (bytes, in the current text) with `new_text` and
+    /// re-analyses only the units the edit touched, plus one neighbour on
+    /// each side (an edit can merge or split units at their boundaries).
+    pub fn apply_edit(&mut self, range: Range<usize>, new_text: &str) {
+        let start = self.doc.floor_boundary(range.start);
+        let end = self.doc.floor_boundary(range.end.max(start));
+        self.doc.replace(start..end, new_text);
+        self.invalid_utf8.clear();
+        let new_bom = if self.doc.starts_with(BOM) { BOM.len() } else { 0 };
+        if start < self.bom || new_bom != self.bom {
+            let text = self.text();
+            self.reanalyze_all(&text);
+            return;
+        }
+        let first_touched = self.units.partition_point(|u| u.start + u.len < start);
+        let last_touched = self.units.partition_point(|u| u.start <= end).saturating_sub(1).max(first_touched);
+        let lo = first_touched.saturating_sub(1);
+        let hi = (last_touched + 1).min(self.units.len() - 1);
+        let region_start = self.units[lo].start;
+        let old_region_end = self.units[hi].start + self.units[hi].len;
+        let new_region_end = old_region_end + new_text.len() - (end - start);
+        let region_text = self.doc.slice(region_start..new_region_end);
+        let mut fresh = self.analyze_region(&region_text, 0, region_text.len());
+        for unit in &mut fresh {
+            unit.start += region_start;
+        }
+        for i in lo..=hi {
+            let analysis = Arc::clone(&self.units[i].analysis);
+            self.count_key(&analysis, -1);
+        }
+        for unit in &fresh {
+            let analysis = Arc::clone(&unit.analysis);
+            self.count_key(&analysis, 1);
+        }
+        let inserted = fresh.len();
+        self.units.splice(lo..=hi, fresh);
+        for unit in &mut self.units[lo + inserted..] {
+            unit.start = unit.start + new_text.len() - (end - start);
+        }
+    }
+
+    /// Every diagnostic, document-absolute, in unit order: each unit's own,
+    /// its duplicate-key warning, then invalid UTF-8 from disk.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let mut first_use: HashMap<&str, Span> = HashMap::new();
+        let is_taken = |k: &str| self.key_counts.contains_key(k);
+        for unit in &self.units {
+            out.extend(unit.analysis.diagnostics.iter().map(|d| d.clone().shifted(unit.start)));
+            if self.duplicated_keys == 0 {
+                continue;
+            }
+            let Some((key, span)) = &unit.analysis.key else { continue };
+            if self.key_counts.get(key).is_some_and(|&n| n > 1) {
+                let span = span.start + unit.start..span.end + unit.start;
+                match first_use.get(&**key) {
+                    Some(first) => out.push(self.format.duplicate_key(key, span, first.clone(), &is_taken)),
+                    None => {
+                        first_use.insert(key, span);
+                    }
+                }
+            }
+        }
+        out.extend(self.invalid_utf8.iter().map(|s| self.format.invalid_utf8(s.clone())));
+        out
+    }
+
+    /// Diagnostics with the user's severities applied; rules turned off are dropped.
+    pub fn diagnostics_with(&self, settings: &Settings) -> Vec<(Diagnostic, crate::model::Severity)> {
+        self.diagnostics()
+            .into_iter()
+            .filter_map(|d| crate::model::effective_severity(d.rule, &settings.severity).map(|s| (d, s)))
+            .collect()
+    }
+
+    /// The index of the unit holding `offset` (the last unit for the end of the text).
+    pub fn unit_index_at(&self, offset: usize) -> usize {
+        self.units.partition_point(|u| u.start + u.len <= offset).min(self.units.len() - 1)
+    }
+
+    fn unit_text(&self, index: usize) -> String {
+        self.doc.slice(self.units[index].range())
+    }
+
+    pub fn hover(&self, offset: usize, settings: &Settings) -> Option<HoverInfo> {
+        let i = self.unit_index_at(offset);
+        let start = self.units[i].start;
+        let mut hover = self.format.hover(&self.unit_text(i), offset.checked_sub(start)?, settings)?;
+        hover.span = hover.span.start + start..hover.span.end + start;
+        Some(hover)
+    }
+
+    pub fn complete(&self, offset: usize) -> Vec<CompletionItem> {
+        let i = self.unit_index_at(offset);
+        let start = self.units[i].start;
+        let Some(relative) = offset.checked_sub(start) else { return Vec::new() };
+        let mut items = self.format.complete(&self.unit_text(i), relative);
+        for item in &mut items {
+            item.replace = item.replace.start + start..item.replace.end + start;
+        }
+        items
+    }
+
+    fn units_overlapping(&self, range: &Range<usize>) -> Range<usize> {
+        let first = self.unit_index_at(range.start);
+        let last = self.unit_index_at(range.end.saturating_sub(1).max(range.start));
+        first..last + 1
+    }
+
+    /// Edits that bring the units overlapping `range` (all, if `None`) into
+    /// canonical form; units with broken syntax are left alone.
+    pub fn format_edits(&self, range: Option<Range<usize>>) -> Vec<TextEdit> {
+        let (crlf, lf) = self.units.iter().fold((0, 0), |(c, l), u| (c + u.analysis.crlf_lines, l + u.analysis.lf_lines));
+        let line_ending = if crlf > lf { "\r\n" } else { "\n" };
+        let indices = match &range {
+            Some(r) => self.units_overlapping(r),
+            None => 0..self.units.len(),
+        };
+        let last = self.units.len() - 1;
+        let mut edits = Vec::new();
+        for i in indices {
+            let unit = &self.units[i];
+            let old = self.unit_text(i);
+            let layout = UnitLayout { is_first: i == 0, is_last: i == last, line_ending };
+            let Some(new) = self.format.format_unit(&old, &unit.analysis, layout) else { continue };
+            if let Some(edit) = minimal_edit(&old, &new) {
+                edits.push(TextEdit { span: edit.span.start + unit.start..edit.span.end + unit.start, new_text: edit.new_text });
+            }
+        }
+        edits
+    }
+
+    /// The whole text formatted (what `kibitz fmt` writes).
+    pub fn formatted_text(&self) -> String {
+        let mut text = self.text();
+        for edit in self.format_edits(None).into_iter().rev() {
+            text.replace_range(edit.span, &edit.new_text);
+        }
+        text
+    }
+
+    pub fn symbols(&self) -> Vec<Symbol> {
+        self.per_unit(0..self.units.len(), |f, t| f.symbols(t), |s, by| {
+            s.span = s.span.start + by..s.span.end + by;
+            s.selection = s.selection.start + by..s.selection.end + by;
+        })
+    }
+
+    pub fn folds(&self) -> Vec<Span> {
+        self.per_unit(0..self.units.len(), |f, t| f.folds(t), |s, by| *s = s.start + by..s.end + by)
+    }
+
+    pub fn tokens(&self, range: Option<Range<usize>>) -> Vec<Token> {
+        let units = range.map_or(0..self.units.len(), |r| self.units_overlapping(&r));
+        self.per_unit(units, |f, t| f.tokens(t), |tok, by| tok.span = tok.span.start + by..tok.span.end + by)
+    }
+
+    pub fn inlay_hints(&self, range: Range<usize>) -> Vec<InlayHint> {
+        let units = self.units_overlapping(&range);
+        let mut hints = self.per_unit(units, |f, t| f.inlay_hints(t), |h, by| h.offset += by);
+        hints.retain(|h| range.contains(&h.offset) || h.offset == range.end);
+        hints
+    }
+
+    fn per_unit<T>(
+        &self,
+        units: Range<usize>,
+        produce: impl Fn(&dyn Format, &str) -> Vec<T>,
+        shift: impl Fn(&mut T, usize),
+    ) -> Vec<T> {
+        let mut out = Vec::new();
+        for i in units {
+            let mut items = produce(self.format, &self.unit_text(i));
+            items.iter_mut().for_each(|item| shift(item, self.units[i].start));
+            out.extend(items);
+        }
+        out
+    }
+}
+
+/// Cuts `text` (which starts at document offset `base`) into unit ranges:
+/// a new unit at every line the format says starts one. The first unit
+/// starts at the beginning even when its first line is not a unit start
+/// (the lines before the first game).
+pub fn split_units(format: &dyn Format, text: &str, base: usize) -> Vec<Range<usize>> {
+    let mut starts = vec![0];
+    for line in crate::text::line_ranges(text) {
+        if line.start > 0 && format.starts_unit(&text[line.clone()]) {
+            starts.push(line.start);
+        }
+    }
+    let mut ranges: Vec<Range<usize>> = starts.windows(2).map(|w| base + w[0]..base + w[1]).collect();
+    let last = *starts.last().unwrap_or(&0);
+    ranges.push(base + last..base + text.len());
+    ranges
+}
+
+/// One edit turning `old` into `new`, trimmed to the part that differs.
+fn minimal_edit(old: &str, new: &str) -> Option<TextEdit> {
+    if old == new {
+        return None;
+    }
+    let mut prefix = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
+    while !old.is_char_boundary(prefix) || !new.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let max_suffix = old.len().min(new.len()) - prefix;
+    let mut suffix = old.bytes().rev().zip(new.bytes().rev()).take(max_suffix).take_while(|(a, b)| a == b).count();
+    while !old.is_char_boundary(old.len() - suffix) || !new.is_char_boundary(new.len() - suffix) {
+        suffix -= 1;
+    }
+    Some(TextEdit { span: prefix..old.len() - suffix, new_text: new[prefix..new.len() - suffix].to_string() })
+}
+
+#[cfg(test)]
+mod tests;
