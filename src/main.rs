@@ -47,7 +47,11 @@ fn main() {
     let args = match Args::try_parse() {
         Ok(a) => a,
         Err(e) => {
-            let code = if e.use_stderr() { cli::EXIT_FAILURE } else { cli::EXIT_OK };
+            let code = if e.use_stderr() {
+                cli::EXIT_FAILURE
+            } else {
+                cli::EXIT_OK
+            };
             let _ = e.print();
             std::process::exit(code);
         }
@@ -66,12 +70,32 @@ fn main() {
                 }
             }
         }
-        Command::Check { paths, language, format, deny, jobs } => {
+        Command::Check {
+            paths,
+            language,
+            format,
+            deny,
+            jobs,
+        } => {
             cli::set_jobs(jobs);
-            let paths = if paths.is_empty() { vec![PathBuf::from(".")] } else { paths };
-            cli::check::run(&CheckOptions { paths, language, format, deny_warnings: deny.is_some() })
+            let paths = if paths.is_empty() {
+                vec![PathBuf::from(".")]
+            } else {
+                paths
+            };
+            cli::check::run(&CheckOptions {
+                paths,
+                language,
+                format,
+                deny_warnings: deny.is_some(),
+            })
         }
-        Command::Fmt { paths, check, language, jobs } => {
+        Command::Fmt {
+            paths,
+            check,
+            language,
+            jobs,
+        } => {
             cli::set_jobs(jobs);
             cli::fmt::run(&FmtOptions { paths, language, check })
         }

@@ -39,7 +39,10 @@ pub fn run(options: &CheckOptions) -> i32 {
             return EXIT_FAILURE;
         }
     };
-    let reports: Vec<FileReport> = inputs.par_iter().map(|input| check_input(input, options, &settings)).collect();
+    let reports: Vec<FileReport> = inputs
+        .par_iter()
+        .map(|input| check_input(input, options, &settings))
+        .collect();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let (mut errors, mut warnings, mut failed) = (0, 0, false);
@@ -54,7 +57,11 @@ pub fn run(options: &CheckOptions) -> i32 {
     }
     if options.format == OutputFormat::Human {
         let files = reports.len();
-        let _ = writeln!(out, "{errors} errors, {warnings} warnings in {files} file{}", if files == 1 { "" } else { "s" });
+        let _ = writeln!(
+            out,
+            "{errors} errors, {warnings} warnings in {files} file{}",
+            if files == 1 { "" } else { "s" }
+        );
     }
     let _ = out.flush();
     if failed {
@@ -67,7 +74,12 @@ pub fn run(options: &CheckOptions) -> i32 {
 }
 
 fn check_input(input: &Input, options: &CheckOptions, settings: &crate::model::Settings) -> FileReport {
-    let mut report = FileReport { output: Vec::new(), errors: 0, warnings: 0, failure: None };
+    let mut report = FileReport {
+        output: Vec::new(),
+        errors: 0,
+        warnings: 0,
+        failure: None,
+    };
     let loaded = super::read_input(input).and_then(|bytes| {
         let format = super::format_of(input, options.language.as_deref(), &bytes)?;
         Ok(AnalyzedDocument::from_bytes(format, &bytes))

@@ -60,15 +60,21 @@ fn format_input(input: &Input, options: &FmtOptions) -> Outcome {
     let result = (|| {
         let bytes = super::read_input(input)?;
         let format = super::format_of(input, options.language.as_deref(), &bytes)?;
-        let text = std::str::from_utf8(&bytes)
-            .map_err(|e| format!("{}: not valid UTF-8 (at byte {}); not formatted, so no byte is lost", input.display(), e.valid_up_to()))?;
+        let text = std::str::from_utf8(&bytes).map_err(|e| {
+            format!(
+                "{}: not valid UTF-8 (at byte {}); not formatted, so no byte is lost",
+                input.display(),
+                e.valid_up_to()
+            )
+        })?;
         let analysis = AnalyzedDocument::new(format, text);
         let formatted = analysis.formatted_text();
         let changed = formatted != text;
         match input {
             Input::Stdin => {
                 let mut out = std::io::stdout().lock();
-                out.write_all(formatted.as_bytes()).map_err(|e| format!("<stdout>: {e}"))?;
+                out.write_all(formatted.as_bytes())
+                    .map_err(|e| format!("<stdout>: {e}"))?;
             }
             Input::File(path) if changed && !options.check => write_atomically(path, formatted.as_bytes())?,
             Input::File(_) => {}
@@ -85,8 +91,14 @@ fn format_input(input: &Input, options: &FmtOptions) -> Outcome {
 /// Writes beside the target, then renames over it: a crash leaves either
 /// the old file or the new one, never half of each.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.kibitz-{}.tmp", std::process::id()));
     let fail = |e: std::io::Error| format!("{}: {e}", path.display());
     let result = (|| {

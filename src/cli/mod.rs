@@ -60,7 +60,12 @@ fn walk(dir: &Path, out: &mut Vec<Input>) -> std::io::Result<()> {
         }
         if entry.file_type()?.is_dir() {
             walk(&path, out)?;
-        } else if path.extension().and_then(|e| e.to_str()).and_then(formats::by_extension).is_some() {
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .and_then(formats::by_extension)
+            .is_some()
+        {
             out.push(Input::File(path));
         }
     }
@@ -93,17 +98,21 @@ pub fn format_of(input: &Input, language: Option<&str>, bytes: &[u8]) -> Result<
         Input::Stdin => None,
     };
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64 * 1024)]);
-    formats::detect(path, &head).ok_or_else(|| format!("{}: cannot tell the file's format (use --language)", input.display()))
+    formats::detect(path, &head)
+        .ok_or_else(|| format!("{}: cannot tell the file's format (use --language)", input.display()))
 }
 
 /// `kibitz.toml` from the current folder or the nearest one above it.
 pub fn load_settings() -> Result<Settings, String> {
-    let Ok(mut dir) = std::env::current_dir() else { return Ok(Settings::default()) };
+    let Ok(mut dir) = std::env::current_dir() else {
+        return Ok(Settings::default());
+    };
     loop {
         let candidate = dir.join("kibitz.toml");
         if candidate.is_file() {
             let text = std::fs::read_to_string(&candidate).map_err(|e| format!("{}: {e}", candidate.display()))?;
-            let (settings, problems) = Settings::from_toml(&text).map_err(|e| format!("{}: {e}", candidate.display()))?;
+            let (settings, problems) =
+                Settings::from_toml(&text).map_err(|e| format!("{}: {e}", candidate.display()))?;
             for p in problems {
                 eprintln!("warning: {}: {p}", candidate.display());
             }

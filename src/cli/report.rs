@@ -88,11 +88,13 @@ fn write_human(out: &mut impl Write, doc: &Document, l: &Located<'_>) -> std::io
     writeln!(out, "{}[{}]: {}", l.severity.name(), d.rule.code, d.message)?;
     let gutter = l.line.to_string().len();
     writeln!(out, "{:gutter$}--> {}:{}:{}", "", l.path, l.line, l.column)?;
-    let line_start = d.span.start - (doc.char_position_of(d.span.start).column..).next().map_or(0, |_| 0);
-    let _ = line_start;
     let text = line_text(doc, d.span.start);
     let shown: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-    let width = if l.end_line == l.line { (l.end_column - l.column).max(1) } else { shown.chars().count().saturating_sub(l.column - 1).max(1) };
+    let width = if l.end_line == l.line {
+        (l.end_column - l.column).max(1)
+    } else {
+        shown.chars().count().saturating_sub(l.column - 1).max(1)
+    };
     const MAX_SHOWN: usize = 200;
     let (shown, caret_col) = if shown.chars().count() > MAX_SHOWN {
         // Huge lines (thousands of moves) are cut around the span.
@@ -104,10 +106,24 @@ fn write_human(out: &mut impl Write, doc: &Document, l: &Located<'_>) -> std::io
     };
     writeln!(out, "{:gutter$} |", "")?;
     writeln!(out, "{} | {}", l.line, shown)?;
-    writeln!(out, "{:gutter$} | {:caret_col$}{}", "", "", "^".repeat(width.min(MAX_SHOWN)))?;
+    writeln!(
+        out,
+        "{:gutter$} | {:caret_col$}{}",
+        "",
+        "",
+        "^".repeat(width.min(MAX_SHOWN))
+    )?;
     for r in &d.related {
         let p = doc.char_position_of(r.span.start);
-        writeln!(out, "{:gutter$} = note: {} ({}:{}:{})", "", r.message, l.path, p.line + 1, p.column + 1)?;
+        writeln!(
+            out,
+            "{:gutter$} = note: {} ({}:{}:{})",
+            "",
+            r.message,
+            l.path,
+            p.line + 1,
+            p.column + 1
+        )?;
     }
     writeln!(out)
 }
@@ -115,6 +131,12 @@ fn write_human(out: &mut impl Write, doc: &Document, l: &Located<'_>) -> std::io
 fn line_text(doc: &Document, offset: usize) -> String {
     let pos = doc.position_of(offset, crate::text::PositionEncoding::Utf8);
     let start = offset - pos.column;
-    let end = doc.offset_of(crate::text::Position { line: pos.line, column: usize::MAX / 2 }, crate::text::PositionEncoding::Utf8);
+    let end = doc.offset_of(
+        crate::text::Position {
+            line: pos.line,
+            column: usize::MAX / 2,
+        },
+        crate::text::PositionEncoding::Utf8,
+    );
     doc.slice(start..end)
 }

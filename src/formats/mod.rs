@@ -64,7 +64,9 @@ pub fn by_language_id(id: &str) -> Option<&'static dyn Format> {
 }
 
 pub fn by_extension(ext: &str) -> Option<&'static dyn Format> {
-    ALL.iter().copied().find(|f| f.extensions().iter().any(|e| e.eq_ignore_ascii_case(ext)))
+    ALL.iter()
+        .copied()
+        .find(|f| f.extensions().iter().any(|e| e.eq_ignore_ascii_case(ext)))
 }
 
 /// The format of a file: by extension first, then by content.

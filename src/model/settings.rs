@@ -47,7 +47,10 @@ impl Settings {
                 }
             }
         }
-        let board = value.get("board").and_then(|b| b.get("style")).or_else(|| value.get("boardStyle"));
+        let board = value
+            .get("board")
+            .and_then(|b| b.get("style"))
+            .or_else(|| value.get("boardStyle"));
         match board.and_then(|v| v.as_str()) {
             Some("unicode") | None => {}
             Some("letters") | Some("ascii") => settings.board_style = BoardStyle::Letters,

@@ -17,7 +17,13 @@ pub fn range(doc: &Document, span: &model::Span, enc: PositionEncoding) -> lsp::
 }
 
 pub fn offset(doc: &Document, pos: lsp::Position, enc: PositionEncoding) -> usize {
-    doc.offset_of(Position { line: pos.line as usize, column: pos.character as usize }, enc)
+    doc.offset_of(
+        Position {
+            line: pos.line as usize,
+            column: pos.character as usize,
+        },
+        enc,
+    )
 }
 
 pub fn span(doc: &Document, range: lsp::Range, enc: PositionEncoding) -> model::Span {
@@ -35,7 +41,13 @@ fn severity(s: Severity) -> lsp::DiagnosticSeverity {
     }
 }
 
-pub fn diagnostic(doc: &Document, uri: &lsp::Uri, d: &model::Diagnostic, sev: Severity, enc: PositionEncoding) -> lsp::Diagnostic {
+pub fn diagnostic(
+    doc: &Document,
+    uri: &lsp::Uri,
+    d: &model::Diagnostic,
+    sev: Severity,
+    enc: PositionEncoding,
+) -> lsp::Diagnostic {
     let related = (!d.related.is_empty()).then(|| {
         d.related
             .iter()
@@ -60,7 +72,12 @@ pub fn text_edit(doc: &Document, e: &model::TextEdit, enc: PositionEncoding) -> 
     lsp::TextEdit::new(range(doc, &e.span, enc), e.new_text.clone())
 }
 
-pub fn completion(doc: &Document, item: &model::CompletionItem, index: usize, enc: PositionEncoding) -> lsp::CompletionItem {
+pub fn completion(
+    doc: &Document,
+    item: &model::CompletionItem,
+    index: usize,
+    enc: PositionEncoding,
+) -> lsp::CompletionItem {
     let kind = match item.kind {
         CompletionKind::Move => lsp::CompletionItemKind::VALUE,
         CompletionKind::Keyword => lsp::CompletionItemKind::KEYWORD,
@@ -93,7 +110,10 @@ pub fn token_legend() -> lsp::SemanticTokensLegend {
             TokenKind::Number => lsp::SemanticTokenType::NUMBER,
         })
         .collect();
-    lsp::SemanticTokensLegend { token_types: types, token_modifiers: Vec::new() }
+    lsp::SemanticTokensLegend {
+        token_types: types,
+        token_modifiers: Vec::new(),
+    }
 }
 
 /// Encodes tokens (sorted, each on one line) as LSP's relative quintuples.

@@ -70,7 +70,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Runs heavy synchronous work without starving the async runtime, while
 /// still completing before the calling handler's first `.await`.
 fn blocking<R>(heavy: bool, work: impl FnOnce() -> R) -> R {
-    if heavy && tokio::runtime::Handle::try_current().is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread) {
+    if heavy
+        && tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
+    {
         tokio::task::block_in_place(work)
     } else {
         work()
@@ -134,7 +137,10 @@ impl Backend {
         };
         let mut merged = file_settings.unwrap_or(Value::Null);
         if ask_client {
-            let item = ConfigurationItem { scope_uri: None, section: Some("kibitz".to_string()) };
+            let item = ConfigurationItem {
+                scope_uri: None,
+                section: Some("kibitz".to_string()),
+            };
             if let Ok(mut values) = self.client.configuration(vec![item]).await
                 && let Some(editor) = values.pop()
             {
@@ -143,7 +149,9 @@ impl Backend {
         }
         let (settings, problems) = Settings::from_json(&merged);
         for p in problems {
-            self.client.log_message(MessageType::WARNING, format!("kibitz settings: {p}")).await;
+            self.client
+                .log_message(MessageType::WARNING, format!("kibitz settings: {p}"))
+                .await;
         }
         if let Ok(mut c) = self.config.write() {
             c.settings = settings;
@@ -171,7 +179,9 @@ fn format_for(language_id: &str, uri: &Uri, text: &str) -> Option<&'static dyn F
 
 fn read_kibitz_toml(root: &std::path::Path) -> std::result::Result<Option<Value>, String> {
     let path = root.join("kibitz.toml");
-    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(None) };
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
     let value: toml::Value = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::to_value(value).map(Some).map_err(|e| e.to_string())
 }
@@ -184,7 +194,11 @@ impl LanguageServer for Backend {
             .as_ref()
             .and_then(|g| g.position_encodings.as_ref())
             .is_some_and(|encs| encs.contains(&PositionEncodingKind::UTF8));
-        let encoding = if offers_utf8 { PositionEncoding::Utf8 } else { PositionEncoding::Utf16 };
+        let encoding = if offers_utf8 {
+            PositionEncoding::Utf8
+        } else {
+            PositionEncoding::Utf16
+        };
         let root = params
             .workspace_folders
             .as_ref()
@@ -194,7 +208,12 @@ impl LanguageServer for Backend {
         let mut warning = None;
         if let Ok(mut c) = self.config.write() {
             c.encoding = encoding;
-            c.client_has_configuration = params.capabilities.workspace.as_ref().and_then(|w| w.configuration).unwrap_or(false);
+            c.client_has_configuration = params
+                .capabilities
+                .workspace
+                .as_ref()
+                .and_then(|w| w.configuration)
+                .unwrap_or(false);
             match file_settings {
                 Ok(v) => c.file_settings = v.flatten(),
                 Err(e) => warning = Some(e),
@@ -203,16 +222,25 @@ impl LanguageServer for Backend {
             c.root = root;
         }
         if let Some(w) = warning {
-            self.client.log_message(MessageType::WARNING, format!("kibitz.toml ignored: {w}")).await;
+            self.client
+                .log_message(MessageType::WARNING, format!("kibitz.toml ignored: {w}"))
+                .await;
         }
         let quickfix = CodeActionProviderCapability::Options(CodeActionOptions {
             code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
             ..Default::default()
         });
         Ok(InitializeResult {
-            server_info: Some(ServerInfo { name: "kibitz".to_string(), version: Some(env!("CARGO_PKG_VERSION").to_string()) }),
+            server_info: Some(ServerInfo {
+                name: "kibitz".to_string(),
+                version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            }),
             capabilities: ServerCapabilities {
-                position_encoding: Some(if offers_utf8 { PositionEncodingKind::UTF8 } else { PositionEncodingKind::UTF16 }),
+                position_encoding: Some(if offers_utf8 {
+                    PositionEncodingKind::UTF8
+                } else {
+                    PositionEncodingKind::UTF16
+                }),
                 text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::INCREMENTAL)),
                 completion_provider: Some(CompletionOptions {
                     trigger_characters: Some(vec![" ".to_string()]),
@@ -225,12 +253,14 @@ impl LanguageServer for Backend {
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 code_action_provider: Some(quickfix),
                 inlay_hint_provider: Some(OneOf::Left(true)),
-                semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(SemanticTokensOptions {
-                    legend: convert::token_legend(),
-                    range: Some(true),
-                    full: Some(SemanticTokensFullOptions::Bool(true)),
-                    ..Default::default()
-                })),
+                semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
+                    SemanticTokensOptions {
+                        legend: convert::token_legend(),
+                        range: Some(true),
+                        full: Some(SemanticTokensFullOptions::Bool(true)),
+                        ..Default::default()
+                    },
+                )),
                 ..Default::default()
             },
             ..Default::default()
@@ -250,11 +280,16 @@ impl LanguageServer for Backend {
         let Some(format) = format_for(&doc.language_id, &doc.uri, &doc.text) else {
             return;
         };
-        let analysis = blocking(doc.text.len() > BIG_EDIT_BYTES, || AnalyzedDocument::new(format, &doc.text));
+        let analysis = blocking(doc.text.len() > BIG_EDIT_BYTES, || {
+            AnalyzedDocument::new(format, &doc.text)
+        });
         drop(doc.text);
         let diags = self.lsp_diagnostics(&doc.uri, &analysis);
         let entry = Arc::new(DocEntry {
-            state: Mutex::new(DocState { version: doc.version, analysis }),
+            state: Mutex::new(DocState {
+                version: doc.version,
+                analysis,
+            }),
             publish: tokio::sync::Mutex::new(()),
         });
         lock(&self.docs).insert(doc.uri.clone(), entry.clone());
@@ -265,7 +300,10 @@ impl LanguageServer for Backend {
         let uri = params.text_document.uri;
         let Some(entry) = self.entry(&uri) else { return };
         let enc = self.encoding();
-        let heavy = params.content_changes.iter().any(|c| c.range.is_none() || c.text.len() > BIG_EDIT_BYTES);
+        let heavy = params
+            .content_changes
+            .iter()
+            .any(|c| c.range.is_none() || c.text.len() > BIG_EDIT_BYTES);
         let (version, diags) = blocking(heavy, || {
             let mut state = lock(&entry.state);
             for change in params.content_changes {
@@ -301,7 +339,10 @@ impl LanguageServer for Backend {
                 let doc = a.document();
                 let info = a.hover(convert::offset(doc, p.position, enc), &settings)?;
                 Some(Hover {
-                    contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: info.markdown }),
+                    contents: HoverContents::Markup(MarkupContent {
+                        kind: MarkupKind::Markdown,
+                        value: info.markdown,
+                    }),
                     range: Some(convert::range(doc, &info.span, enc)),
                 })
             })
@@ -313,21 +354,34 @@ impl LanguageServer for Backend {
         Ok(self.with_doc(&p.text_document.uri, |a, enc| {
             let doc = a.document();
             let items = a.complete(convert::offset(doc, p.position, enc));
-            let items = items.iter().enumerate().map(|(i, item)| convert::completion(doc, item, i, enc)).collect();
-            CompletionResponse::List(CompletionList { is_incomplete: false, items })
+            let items = items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| convert::completion(doc, item, i, enc))
+                .collect();
+            CompletionResponse::List(CompletionList {
+                is_incomplete: false,
+                items,
+            })
         }))
     }
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         Ok(self.with_doc(&params.text_document.uri, |a, enc| {
-            blocking(true, || a.format_edits(None)).iter().map(|e| convert::text_edit(a.document(), e, enc)).collect()
+            blocking(true, || a.format_edits(None))
+                .iter()
+                .map(|e| convert::text_edit(a.document(), e, enc))
+                .collect()
         }))
     }
 
     async fn range_formatting(&self, params: DocumentRangeFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         Ok(self.with_doc(&params.text_document.uri, |a, enc| {
             let range = convert::span(a.document(), params.range, enc);
-            a.format_edits(Some(range)).iter().map(|e| convert::text_edit(a.document(), e, enc)).collect()
+            a.format_edits(Some(range))
+                .iter()
+                .map(|e| convert::text_edit(a.document(), e, enc))
+                .collect()
         }))
     }
 
@@ -359,7 +413,10 @@ impl LanguageServer for Backend {
             a.folds()
                 .iter()
                 .filter_map(|span| {
-                    let (start, end) = (convert::position(doc, span.start, enc), convert::position(doc, span.end, enc));
+                    let (start, end) = (
+                        convert::position(doc, span.start, enc),
+                        convert::position(doc, span.end, enc),
+                    );
                     (end.line > start.line).then(|| FoldingRange {
                         start_line: start.line,
                         end_line: end.line,
@@ -378,7 +435,10 @@ impl LanguageServer for Backend {
         }))
     }
 
-    async fn semantic_tokens_range(&self, params: SemanticTokensRangeParams) -> Result<Option<SemanticTokensRangeResult>> {
+    async fn semantic_tokens_range(
+        &self,
+        params: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokensRangeResult>> {
         Ok(self.with_doc(&params.text_document.uri, |a, enc| {
             let range = convert::span(a.document(), params.range, enc);
             let data = convert::semantic_tokens(a.document(), &a.tokens(Some(range)), enc);
@@ -406,7 +466,10 @@ impl LanguageServer for Backend {
                         title: fix.title.clone(),
                         kind: Some(CodeActionKind::QUICKFIX),
                         diagnostics: Some(vec![lsp_diag.clone()]),
-                        edit: Some(WorkspaceEdit { changes: Some(HashMap::from([(uri.clone(), edits)])), ..Default::default() }),
+                        edit: Some(WorkspaceEdit {
+                            changes: Some(HashMap::from([(uri.clone(), edits)])),
+                            ..Default::default()
+                        }),
                         is_preferred: Some(single),
                         ..Default::default()
                     }));

@@ -72,7 +72,7 @@ impl Document {
     }
 
     pub fn starts_with(&self, prefix: &str) -> bool {
-        self.len() >= prefix.len() && self.rope.byte_slice(..prefix.len()) == prefix
+        self.len() >= prefix.len() && self.rope.bytes().take(prefix.len()).eq(prefix.bytes())
     }
 
     pub fn line_count(&self) -> usize {
@@ -191,7 +191,10 @@ mod tests {
         let x = "title é😀".len();
         let pos = doc.position_of(x, PositionEncoding::Utf16);
         assert_eq!(pos, Position { line: 0, column: 9 });
-        assert_eq!(doc.position_of(x, PositionEncoding::Utf8), Position { line: 0, column: x });
+        assert_eq!(
+            doc.position_of(x, PositionEncoding::Utf8),
+            Position { line: 0, column: x }
+        );
         assert_eq!(doc.offset_of(pos, PositionEncoding::Utf16), x);
         assert_eq!(doc.char_position_of(x).column, 8);
     }
@@ -201,10 +204,16 @@ mod tests {
         let doc = Document::new("ab\r\ncd");
         let end_of_first = doc.offset_of(Position { line: 0, column: 99 }, PositionEncoding::Utf16);
         assert_eq!(end_of_first, 2);
-        assert_eq!(doc.offset_of(Position { line: 7, column: 0 }, PositionEncoding::Utf8), 6);
+        assert_eq!(
+            doc.offset_of(Position { line: 7, column: 0 }, PositionEncoding::Utf8),
+            6
+        );
         // A UTF-8 column inside a multi-byte character snaps down to its start.
         let doc = Document::new("é");
-        assert_eq!(doc.offset_of(Position { line: 0, column: 1 }, PositionEncoding::Utf8), 0);
+        assert_eq!(
+            doc.offset_of(Position { line: 0, column: 1 }, PositionEncoding::Utf8),
+            0
+        );
     }
 
     #[test]
@@ -212,7 +221,10 @@ mod tests {
         let mut doc = Document::new("game W a\nstart\n");
         doc.replace(5..6, "B");
         doc.replace(9..14, "board 8/8/8/8/8/8/8/K1k5 w - - 0 1");
-        assert_eq!(doc.slice(0..doc.len()), "game B a\nboard 8/8/8/8/8/8/8/K1k5 w - - 0 1\n");
+        assert_eq!(
+            doc.slice(0..doc.len()),
+            "game B a\nboard 8/8/8/8/8/8/8/K1k5 w - - 0 1\n"
+        );
     }
 
     #[test]

@@ -99,14 +99,22 @@ impl AnalyzedDocument {
         let ranges = split_units(self.format, &text[start..end], start);
         let format = self.format;
         let analyses: Vec<UnitAnalysis> = if ranges.len() > UNITS_PER_TASK {
-            ranges.par_iter().with_min_len(UNITS_PER_TASK).map(|r| format.analyze_unit(&text[r.clone()])).collect()
+            ranges
+                .par_iter()
+                .with_min_len(UNITS_PER_TASK)
+                .map(|r| format.analyze_unit(&text[r.clone()]))
+                .collect()
         } else {
             ranges.iter().map(|r| format.analyze_unit(&text[r.clone()])).collect()
         };
         ranges
             .into_iter()
             .zip(analyses)
-            .map(|(r, analysis)| Unit { start: r.start, len: r.len(), analysis: Arc::new(analysis) })
+            .map(|(r, analysis)| Unit {
+                start: r.start,
+                len: r.len(),
+                analysis: Arc::new(analysis),
+            })
             .collect()
     }
 
@@ -141,7 +149,11 @@ impl AnalyzedDocument {
             return;
         }
         let first_touched = self.units.partition_point(|u| u.start + u.len < start);
-        let last_touched = self.units.partition_point(|u| u.start <= end).saturating_sub(1).max(first_touched);
+        let last_touched = self
+            .units
+            .partition_point(|u| u.start <= end)
+            .saturating_sub(1)
+            .max(first_touched);
         let lo = first_touched.saturating_sub(1);
         let hi = (last_touched + 1).min(self.units.len() - 1);
         let region_start = self.units[lo].start;
@@ -167,8 +179,8 @@ impl AnalyzedDocument {
         }
     }
 
-    /// Every diagnostic, document-absolute, in unit order: each unit's own,
-    /// its duplicate-key warning, then invalid UTF-8 from disk.
+    /// Every diagnostic, document-absolute, in text order: each unit's own,
+    /// its duplicate-key warning, and invalid UTF-8 from disk.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         let mut first_use: HashMap<&str, Span> = HashMap::new();
@@ -178,7 +190,9 @@ impl AnalyzedDocument {
             if self.duplicated_keys == 0 {
                 continue;
             }
-            let Some((key, span)) = &unit.analysis.key else { continue };
+            let Some((key, span)) = &unit.analysis.key else {
+                continue;
+            };
             if self.key_counts.get(key).is_some_and(|&n| n > 1) {
                 let span = span.start + unit.start..span.end + unit.start;
                 match first_use.get(&**key) {
@@ -189,7 +203,10 @@ impl AnalyzedDocument {
                 }
             }
         }
-        out.extend(self.invalid_utf8.iter().map(|s| self.format.invalid_utf8(s.clone())));
+        if !self.invalid_utf8.is_empty() {
+            out.extend(self.invalid_utf8.iter().map(|s| self.format.invalid_utf8(s.clone())));
+            out.sort_by_key(|d| d.span.start);
+        }
         out
     }
 
@@ -203,7 +220,9 @@ impl AnalyzedDocument {
 
     /// The index of the unit holding `offset` (the last unit for the end of the text).
     pub fn unit_index_at(&self, offset: usize) -> usize {
-        self.units.partition_point(|u| u.start + u.len <= offset).min(self.units.len() - 1)
+        self.units
+            .partition_point(|u| u.start + u.len <= offset)
+            .min(self.units.len() - 1)
     }
 
     fn unit_text(&self, index: usize) -> String {
@@ -213,7 +232,9 @@ impl AnalyzedDocument {
     pub fn hover(&self, offset: usize, settings: &Settings) -> Option<HoverInfo> {
         let i = self.unit_index_at(offset);
         let start = self.units[i].start;
-        let mut hover = self.format.hover(&self.unit_text(i), offset.checked_sub(start)?, settings)?;
+        let mut hover = self
+            .format
+            .hover(&self.unit_text(i), offset.checked_sub(start)?, settings)?;
         hover.span = hover.span.start + start..hover.span.end + start;
         Some(hover)
     }
@@ -221,7 +242,9 @@ impl AnalyzedDocument {
     pub fn complete(&self, offset: usize) -> Vec<CompletionItem> {
         let i = self.unit_index_at(offset);
         let start = self.units[i].start;
-        let Some(relative) = offset.checked_sub(start) else { return Vec::new() };
+        let Some(relative) = offset.checked_sub(start) else {
+            return Vec::new();
+        };
         let mut items = self.format.complete(&self.unit_text(i), relative);
         for item in &mut items {
             item.replace = item.replace.start + start..item.replace.end + start;
@@ -238,7 +261,10 @@ impl AnalyzedDocument {
     /// Edits that bring the units overlapping `range` (all, if `None`) into
     /// canonical form; units with broken syntax are left alone.
     pub fn format_edits(&self, range: Option<Range<usize>>) -> Vec<TextEdit> {
-        let (crlf, lf) = self.units.iter().fold((0, 0), |(c, l), u| (c + u.analysis.crlf_lines, l + u.analysis.lf_lines));
+        let (crlf, lf) = self
+            .units
+            .iter()
+            .fold((0, 0), |(c, l), u| (c + u.analysis.crlf_lines, l + u.analysis.lf_lines));
         let line_ending = if crlf > lf { "\r\n" } else { "\n" };
         let indices = match &range {
             Some(r) => self.units_overlapping(r),
@@ -249,10 +275,23 @@ impl AnalyzedDocument {
         for i in indices {
             let unit = &self.units[i];
             let old = self.unit_text(i);
-            let layout = UnitLayout { is_first: i == 0, is_last: i == last, line_ending };
-            let Some(new) = self.format.format_unit(&old, &unit.analysis, layout) else { continue };
+            let layout = UnitLayout {
+                is_first: i == 0,
+                is_last: i == last,
+                line_ending,
+            };
+            let Some(new) = self.format.format_unit(&old, &unit.analysis, layout) else {
+                continue;
+            };
+            if unit.start == 0 && new.starts_with(BOM) {
+                // A U+FEFF moved to the very start would turn into a byte order mark.
+                continue;
+            }
             if let Some(edit) = minimal_edit(&old, &new) {
-                edits.push(TextEdit { span: edit.span.start + unit.start..edit.span.end + unit.start, new_text: edit.new_text });
+                edits.push(TextEdit {
+                    span: edit.span.start + unit.start..edit.span.end + unit.start,
+                    new_text: edit.new_text,
+                });
             }
         }
         edits
@@ -268,19 +307,31 @@ impl AnalyzedDocument {
     }
 
     pub fn symbols(&self) -> Vec<Symbol> {
-        self.per_unit(0..self.units.len(), |f, t| f.symbols(t), |s, by| {
-            s.span = s.span.start + by..s.span.end + by;
-            s.selection = s.selection.start + by..s.selection.end + by;
-        })
+        self.per_unit(
+            0..self.units.len(),
+            |f, t| f.symbols(t),
+            |s, by| {
+                s.span = s.span.start + by..s.span.end + by;
+                s.selection = s.selection.start + by..s.selection.end + by;
+            },
+        )
     }
 
     pub fn folds(&self) -> Vec<Span> {
-        self.per_unit(0..self.units.len(), |f, t| f.folds(t), |s, by| *s = s.start + by..s.end + by)
+        self.per_unit(
+            0..self.units.len(),
+            |f, t| f.folds(t),
+            |s, by| *s = s.start + by..s.end + by,
+        )
     }
 
     pub fn tokens(&self, range: Option<Range<usize>>) -> Vec<Token> {
         let units = range.map_or(0..self.units.len(), |r| self.units_overlapping(&r));
-        self.per_unit(units, |f, t| f.tokens(t), |tok, by| tok.span = tok.span.start + by..tok.span.end + by)
+        self.per_unit(
+            units,
+            |f, t| f.tokens(t),
+            |tok, by| tok.span = tok.span.start + by..tok.span.end + by,
+        )
     }
 
     pub fn inlay_hints(&self, range: Range<usize>) -> Vec<InlayHint> {
@@ -333,11 +384,20 @@ fn minimal_edit(old: &str, new: &str) -> Option<TextEdit> {
         prefix -= 1;
     }
     let max_suffix = old.len().min(new.len()) - prefix;
-    let mut suffix = old.bytes().rev().zip(new.bytes().rev()).take(max_suffix).take_while(|(a, b)| a == b).count();
+    let mut suffix = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
     while !old.is_char_boundary(old.len() - suffix) || !new.is_char_boundary(new.len() - suffix) {
         suffix -= 1;
     }
-    Some(TextEdit { span: prefix..old.len() - suffix, new_text: new[prefix..new.len() - suffix].to_string() })
+    Some(TextEdit {
+        span: prefix..old.len() - suffix,
+        new_text: new[prefix..new.len() - suffix].to_string(),
+    })
 }
 
 #[cfg(test)]

@@ -10,7 +10,11 @@ use crate::games::chess::{self, UciProblem};
 use crate::model::{Diagnostic, Rule, Severity, Span, TextEdit};
 
 const fn rule(code: &'static str, severity: Severity, breaks_syntax: bool) -> Rule {
-    Rule { code, severity, breaks_syntax }
+    Rule {
+        code,
+        severity,
+        breaks_syntax,
+    }
 }
 
 pub const INVALID_WINNER: Rule = rule("sgs/invalid-winner", Severity::Error, true);
@@ -118,7 +122,11 @@ pub fn check_unit(text: &str) -> UnitAnalysis {
         if boards != 1
             && let Some(game) = game_line
         {
-            let why = if boards == 0 { "has no board" } else { "has more than one board" };
+            let why = if boards == 0 {
+                "has no board"
+            } else {
+                "has more than one board"
+            };
             diags.push(Diagnostic::new(
                 NON_CANONICAL_GAME,
                 game.content.clone(),
@@ -126,13 +134,17 @@ pub fn check_unit(text: &str) -> UnitAnalysis {
             ));
         }
     }
+    diags.sort_by_key(|d| d.span.start);
     out.syntax_broken = diags.iter().any(|d| d.rule.breaks_syntax);
     out.diagnostics = diags;
     out
 }
 
 fn edit(span: Span, new_text: &str) -> TextEdit {
-    TextEdit { span, new_text: new_text.to_string() }
+    TextEdit {
+        span,
+        new_text: new_text.to_string(),
+    }
 }
 
 fn check_game_line(
@@ -156,7 +168,9 @@ fn check_game_line(
         let mut d = Diagnostic::new(
             INVALID_WINNER,
             winner.clone(),
-            format!("winner `{winner_text}` must be `W` (White wins), `B` (Black wins), `D` (draw) or `?` (not finished)"),
+            format!(
+                "winner `{winner_text}` must be `W` (White wins), `B` (Black wins), `D` (draw) or `?` (not finished)"
+            ),
         );
         if let Some(fixed) = match winner_text {
             "w" | "1-0" => Some("W"),
@@ -165,14 +179,21 @@ fn check_game_line(
             "*" => Some("?"),
             _ => None,
         } {
-            d = d.with_fix(format!("Change the winner to `{fixed}`"), vec![edit(winner.clone(), fixed)]);
+            d = d.with_fix(
+                format!("Change the winner to `{fixed}`"),
+                vec![edit(winner.clone(), fixed)],
+            );
         }
         diags.push(d);
     }
     let Some(label) = label else {
         diags.push(
-            Diagnostic::new(MISSING_LABEL, winner.clone(), "`game` needs a label after the winner; write `-` for none")
-                .with_fix("Add `-` as the label", vec![edit(winner.end..winner.end, " -")]),
+            Diagnostic::new(
+                MISSING_LABEL,
+                winner.clone(),
+                "`game` needs a label after the winner; write `-` for none",
+            )
+            .with_fix("Add `-` as the label", vec![edit(winner.end..winner.end, " -")]),
         );
         return;
     };
@@ -189,14 +210,20 @@ fn check_game_line(
         ));
     }
     if !label_text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-        let fixed: String = label_text.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        let fixed: String = label_text
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
         diags.push(
             Diagnostic::new(
                 LABEL_CHARSET,
                 label.clone(),
                 format!("label `{label_text}` should use only letters, digits and `_`"),
             )
-            .with_fix(format!("Rename the label to `{fixed}`"), vec![edit(label.clone(), &fixed)]),
+            .with_fix(
+                format!("Rename the label to `{fixed}`"),
+                vec![edit(label.clone(), &fixed)],
+            ),
         );
     }
     *key = Some((label_text.into(), label.clone()));
@@ -217,15 +244,21 @@ fn check_unknown_command(text: &str, line: &Line, name: &Span, diags: &mut Vec<D
         return;
     }
     let (replacement, message) = match name_text {
-        "startpos" => ("start", "`startpos` is not a SoFGameSet command and is ignored: the start position is `start`"),
-        "fen" => ("board", "`fen` is not a SoFGameSet command and is ignored: a FEN board is `board <FEN>`"),
+        "startpos" => (
+            "start",
+            "`startpos` is not a SoFGameSet command and is ignored: the start position is `start`",
+        ),
+        "fen" => (
+            "board",
+            "`fen` is not a SoFGameSet command and is ignored: a FEN board is `board <FEN>`",
+        ),
         _ => return,
     };
     let _ = line;
-    diags.push(
-        Diagnostic::new(SPEC_SLIP_COMMAND, name.clone(), message)
-            .with_fix(format!("Change `{name_text}` to `{replacement}`"), vec![edit(name.clone(), replacement)]),
-    );
+    diags.push(Diagnostic::new(SPEC_SLIP_COMMAND, name.clone(), message).with_fix(
+        format!("Change `{name_text}` to `{replacement}`"),
+        vec![edit(name.clone(), replacement)],
+    ));
 }
 
 /// NUL, other control characters (tab included) and non-ASCII outside titles,
@@ -257,7 +290,11 @@ fn check_characters(text: &str, line: &Line, diags: &mut Vec<Diagnostic>) {
                 b'\r' => (CONTROL_CHARACTER, "carriage return inside a line".to_string()),
                 _ => (CONTROL_CHARACTER, format!("control character U+{b:04X}")),
             };
-            diags.push(Diagnostic::new(rule, i..end, format!("{what} (should not appear in a SoFGameSet file)")));
+            diags.push(Diagnostic::new(
+                rule,
+                i..end,
+                format!("{what} (should not appear in a SoFGameSet file)"),
+            ));
             i = end;
         } else if b >= 128 {
             let start = i;
@@ -270,7 +307,10 @@ fn check_characters(text: &str, line: &Line, diags: &mut Vec<Diagnostic>) {
                 diags.push(Diagnostic::new(
                     NON_ASCII,
                     start..i,
-                    format!("non-ASCII text `{}`: only titles may hold non-ASCII characters", &text[start..i]),
+                    format!(
+                        "non-ASCII text `{}`: only titles may hold non-ASCII characters",
+                        &text[start..i]
+                    ),
                 ));
             }
         } else {
@@ -282,7 +322,10 @@ fn check_characters(text: &str, line: &Line, diags: &mut Vec<Diagnostic>) {
 fn check_moves(text: &str, unit: &Unit, diags: &mut Vec<Diagnostic>) {
     replay_game(text, unit, |step| {
         match step {
-            Step::Board { line, position: Err(why) } => {
+            Step::Board {
+                line,
+                position: Err(why),
+            } => {
                 let l = &unit.lines[line];
                 let span = match &l.kind {
                     LineKind::Command { body, .. } if !body.is_empty() => body.clone(),
@@ -296,7 +339,9 @@ fn check_moves(text: &str, unit: &Unit, diags: &mut Vec<Diagnostic>) {
                 unit.lines[line].content.clone(),
                 "`moves` needs a board before it in its game (`start` or `board <FEN>`)",
             )),
-            Step::BadMove { token, before, problem, .. } => {
+            Step::BadMove {
+                token, before, problem, ..
+            } => {
                 diags.push(bad_move(text, token, before, problem));
             }
         }
@@ -305,7 +350,17 @@ fn check_moves(text: &str, unit: &Unit, diags: &mut Vec<Diagnostic>) {
 }
 
 fn bad_move(text: &str, token: Span, before: &shakmaty::Chess, problem: UciProblem) -> Diagnostic {
-    let mv = &text[token.clone()];
+    // Control characters inside the token would be invisible in the message.
+    let mv: String = text[token.clone()]
+        .chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
     let fen = chess::fen_of(before);
     match problem {
         UciProblem::Malformed => Diagnostic::new(
@@ -320,7 +375,10 @@ fn bad_move(text: &str, token: Span, before: &shakmaty::Chess, problem: UciProbl
                 format!("`{mv}` promotes a pawn but names no piece, in {fen}; the rest of this game is not checked"),
             );
             for (piece, name) in [('q', "queen"), ('r', "rook"), ('b', "bishop"), ('n', "knight")] {
-                d = d.with_fix(format!("Promote to a {name} ({mv}{piece})"), vec![edit(token.end..token.end, &piece.to_string())]);
+                d = d.with_fix(
+                    format!("Promote to a {name} ({mv}{piece})"),
+                    vec![edit(token.end..token.end, &piece.to_string())],
+                );
             }
             d
         }
@@ -334,7 +392,10 @@ fn bad_move(text: &str, token: Span, before: &shakmaty::Chess, problem: UciProbl
 
 /// The duplicate-label warning, with a fix that renames to the first free `<label>_<n>`.
 pub fn duplicate_label(label: &str, span: Span, first: Span, is_taken: &dyn Fn(&str) -> bool) -> Diagnostic {
-    let fresh = (2..).map(|n| format!("{label}_{n}")).find(|l| !is_taken(l)).unwrap_or_default();
+    let fresh = (2..)
+        .map(|n| format!("{label}_{n}"))
+        .find(|l| !is_taken(l))
+        .unwrap_or_default();
     let mut d = Diagnostic::new(
         DUPLICATE_LABEL,
         span.clone(),
@@ -349,5 +410,9 @@ pub fn duplicate_label(label: &str, span: Span, first: Span, is_taken: &dyn Fn(&
 }
 
 pub fn invalid_utf8(span: Span) -> Diagnostic {
-    Diagnostic::new(INVALID_UTF8, span, "bytes that are not valid UTF-8 (shown as �); the file should be UTF-8")
+    Diagnostic::new(
+        INVALID_UTF8,
+        span,
+        "bytes that are not valid UTF-8 (shown as �); the file should be UTF-8",
+    )
 }

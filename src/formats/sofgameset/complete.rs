@@ -34,10 +34,15 @@ pub fn complete(text: &str, offset: usize) -> Vec<CompletionItem> {
         return Vec::new();
     };
     match command {
-        Command::Game { .. } if words_before == 1 => [("W", "White wins"), ("B", "Black wins"), ("D", "draw"), ("?", "not finished")]
-            .into_iter()
-            .map(|(w, d)| item(w, d, CompletionKind::Value, &word))
-            .collect(),
+        Command::Game { .. } if words_before == 1 => [
+            ("W", "White wins"),
+            ("B", "Black wins"),
+            ("D", "draw"),
+            ("?", "not finished"),
+        ]
+        .into_iter()
+        .map(|(w, d)| item(w, d, CompletionKind::Value, &word))
+        .collect(),
         Command::Game { .. } if words_before == 2 => vec![item("-", "no label", CompletionKind::Value, &word)],
         Command::Moves { .. } => legal_moves_at(text, &unit, line_index, word),
         _ => Vec::new(),
@@ -54,7 +59,13 @@ fn item(label: &str, detail: &str, kind: CompletionKind, word: &Span) -> Complet
 }
 
 fn command_names(word: Span) -> Vec<CompletionItem> {
-    let details = ["open a game: game <winner> <label>", "set the game's title", "add the initial position", "add a position: board <FEN>", "play UCI moves from the last board"];
+    let details = [
+        "open a game: game <winner> <label>",
+        "set the game's title",
+        "add the initial position",
+        "add a position: board <FEN>",
+        "play UCI moves from the last board",
+    ];
     KNOWN_COMMANDS
         .iter()
         .zip(details)
@@ -66,7 +77,11 @@ fn command_names(word: Span) -> Vec<CompletionItem> {
 fn legal_moves_at(text: &str, unit: &super::syntax::Unit, line_index: usize, word: Span) -> Vec<CompletionItem> {
     let mut blocked = false;
     let position = replay_game(text, unit, |step| match step {
-        Step::Move { line, token, .. } | Step::BadMove { line, token, .. } if line > line_index || token.start >= word.start => ControlFlow::Break(()),
+        Step::Move { line, token, .. } | Step::BadMove { line, token, .. }
+            if line > line_index || token.start >= word.start =>
+        {
+            ControlFlow::Break(())
+        }
         Step::Board { line, .. } if line > line_index => ControlFlow::Break(()),
         Step::NoBoard { line } if line == line_index => {
             blocked = true;

@@ -64,10 +64,18 @@ fn canonical_line(text: &str, line: &Line) -> String {
         return content.to_string();
     };
     let name = &text[name.clone()];
-    let joined = |span: &std::ops::Range<usize>| words(bytes, span.clone()).map(|w| &text[w]).collect::<Vec<_>>().join(" ");
+    let joined = |span: &std::ops::Range<usize>| {
+        words(bytes, span.clone())
+            .map(|w| &text[w])
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let body_text = match command {
         Command::Game { winner, label, rest } => {
-            let mut parts: Vec<&str> = [winner, label].iter().filter_map(|s| s.as_ref().map(|s| &text[s.clone()])).collect();
+            let mut parts: Vec<&str> = [winner, label]
+                .iter()
+                .filter_map(|s| s.as_ref().map(|s| &text[s.clone()]))
+                .collect();
             if let Some(rest) = rest {
                 parts.push(&text[rest.clone()]);
             }
@@ -77,5 +85,9 @@ fn canonical_line(text: &str, line: &Line) -> String {
         Command::Title | Command::Start => text[body.clone()].to_string(),
         Command::Unknown => return content.to_string(),
     };
-    if body_text.is_empty() { name.to_string() } else { format!("{name} {body_text}") }
+    if body_text.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} {body_text}")
+    }
 }

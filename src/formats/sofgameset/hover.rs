@@ -20,7 +20,9 @@ pub fn hover(text: &str, offset: usize, settings: &Settings) -> Option<HoverInfo
             let token = moves.iter().find(|t| t.start <= offset && offset <= t.end)?.clone();
             let mut found = None;
             replay_game(text, &unit, |step| match step {
-                Step::Move { token: t, before, mv, .. } if t == token => {
+                Step::Move {
+                    token: t, before, mv, ..
+                } if t == token => {
                     found = Some(Ok((before.clone(), mv)));
                     ControlFlow::Break(())
                 }
@@ -44,7 +46,7 @@ pub fn hover(text: &str, offset: usize, settings: &Settings) -> Option<HoverInfo
             let mut found = None;
             replay_game(text, &unit, |step| match step {
                 Step::Board { line, position } if line == line_index => {
-                    found = Some(position.map(Chess::clone));
+                    found = Some(position.cloned());
                     ControlFlow::Break(())
                 }
                 _ => ControlFlow::Continue(()),
@@ -53,7 +55,10 @@ pub fn hover(text: &str, offset: usize, settings: &Settings) -> Option<HoverInfo
                 Ok(pos) => position_markdown(&pos, None, settings),
                 Err(why) => format!("Invalid FEN: {why}"),
             };
-            Some(HoverInfo { span: line.content.clone(), markdown })
+            Some(HoverInfo {
+                span: line.content.clone(),
+                markdown,
+            })
         }
         Command::Game { winner, label, .. } if name.start <= offset => {
             let mut plies = 0usize;
@@ -75,7 +80,10 @@ pub fn hover(text: &str, offset: usize, settings: &Settings) -> Option<HoverInfo
                 }
                 None => md.push_str("The game cannot be replayed to its end (see its errors)."),
             }
-            Some(HoverInfo { span: line.content.clone(), markdown: md })
+            Some(HoverInfo {
+                span: line.content.clone(),
+                markdown: md,
+            })
         }
         _ => None,
     }
@@ -90,7 +98,11 @@ fn move_markdown(before: &Chess, mv: Move, settings: &Settings) -> String {
     };
     let mut after = before.clone();
     after.play_unchecked(mv);
-    format!("**{numbered}** (`{}`)\n\n{}", chess::uci_of(mv), position_markdown(&after, Some(mv), settings))
+    format!(
+        "**{numbered}** (`{}`)\n\n{}",
+        chess::uci_of(mv),
+        position_markdown(&after, Some(mv), settings)
+    )
 }
 
 /// The board as a fenced block (readable in terminal clients), then side to
@@ -110,7 +122,10 @@ pub fn inlay_hints(text: &str) -> Vec<InlayHint> {
     let mut hints = Vec::new();
     replay_game(text, &unit, |step| {
         if let Step::Move { token, before, mv, .. } = step {
-            hints.push(InlayHint { offset: token.end, label: chess::san_of(before, mv) });
+            hints.push(InlayHint {
+                offset: token.end,
+                label: chess::san_of(before, mv),
+            });
         }
         ControlFlow::Continue(())
     });

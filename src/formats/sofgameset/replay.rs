@@ -11,12 +11,25 @@ use crate::model::Span;
 
 pub enum Step<'a> {
     /// A `start` or `board` line was read; `Err` holds why its FEN is invalid.
-    Board { line: usize, position: Result<&'a Chess, String> },
+    Board {
+        line: usize,
+        position: Result<&'a Chess, String>,
+    },
     /// A legal move, about to be played from `before`.
-    Move { line: usize, token: Span, before: &'a Chess, mv: Move },
+    Move {
+        line: usize,
+        token: Span,
+        before: &'a Chess,
+        mv: Move,
+    },
     /// A move that cannot be played; the game is not replayed further until
     /// the next board.
-    BadMove { line: usize, token: Span, before: &'a Chess, problem: UciProblem },
+    BadMove {
+        line: usize,
+        token: Span,
+        before: &'a Chess,
+        problem: UciProblem,
+    },
     /// A `moves` line with no board before it in its game.
     NoBoard { line: usize },
 }
@@ -46,8 +59,14 @@ pub fn replay_game(text: &str, unit: &Unit, mut visit: impl FnMut(Step<'_>) -> C
                     chess::parse_fen(&text[body.clone()])
                 };
                 let flow = match &parsed {
-                    Ok(pos) => visit(Step::Board { line: line_index, position: Ok(pos) }),
-                    Err(why) => visit(Step::Board { line: line_index, position: Err(why.clone()) }),
+                    Ok(pos) => visit(Step::Board {
+                        line: line_index,
+                        position: Ok(pos),
+                    }),
+                    Err(why) => visit(Step::Board {
+                        line: line_index,
+                        position: Err(why.clone()),
+                    }),
                 };
                 if flow.is_break() {
                     return position;
@@ -65,14 +84,24 @@ pub fn replay_game(text: &str, unit: &Unit, mut visit: impl FnMut(Step<'_>) -> C
                     let Some(pos) = position.as_mut() else { break };
                     match chess::legal_uci(pos, &text[token.clone()]) {
                         Ok(mv) => {
-                            let flow = visit(Step::Move { line: line_index, token: token.clone(), before: pos, mv });
+                            let flow = visit(Step::Move {
+                                line: line_index,
+                                token: token.clone(),
+                                before: pos,
+                                mv,
+                            });
                             if flow.is_break() {
                                 return position;
                             }
                             pos.play_unchecked(mv);
                         }
                         Err(problem) => {
-                            let flow = visit(Step::BadMove { line: line_index, token: token.clone(), before: pos, problem });
+                            let flow = visit(Step::BadMove {
+                                line: line_index,
+                                token: token.clone(),
+                                before: pos,
+                                problem,
+                            });
                             if flow.is_break() {
                                 return position;
                             }

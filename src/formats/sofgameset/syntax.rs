@@ -45,7 +45,13 @@ pub struct Line {
 
 impl Line {
     pub fn is_game(&self) -> bool {
-        matches!(self.kind, LineKind::Command { command: Command::Game { .. }, .. })
+        matches!(
+            self.kind,
+            LineKind::Command {
+                command: Command::Game { .. },
+                ..
+            }
+        )
     }
 }
 
@@ -66,7 +72,9 @@ impl Unit {
 pub const KNOWN_COMMANDS: [&str; 5] = ["game", "title", "start", "board", "moves"];
 
 pub fn parse_unit(text: &str) -> Unit {
-    let lines = crate::text::line_ranges(text).map(|range| parse_line(text, range)).collect();
+    let lines = crate::text::line_ranges(text)
+        .map(|range| parse_line(text, range))
+        .collect();
     Unit { lines }
 }
 
@@ -99,7 +107,10 @@ fn parse_line(text: &str, range: Span) -> Line {
                 let mut words = words(bytes, body.clone());
                 let winner = words.next();
                 let label = words.next();
-                let rest = label.as_ref().map(|l| trim(bytes, l.end..body.end)).filter(|r| !r.is_empty());
+                let rest = label
+                    .as_ref()
+                    .map(|l| trim(bytes, l.end..body.end))
+                    .filter(|r| !r.is_empty());
                 Command::Game { winner, label, rest }
             }
             "title" => Command::Title,
@@ -194,7 +205,11 @@ pub fn symbols(text: &str) -> Vec<Symbol> {
     let Some(game) = unit.lines.iter().find(|l| l.is_game()) else {
         return Vec::new();
     };
-    let LineKind::Command { command: Command::Game { winner, label, .. }, .. } = &game.kind else {
+    let LineKind::Command {
+        command: Command::Game { winner, label, .. },
+        ..
+    } = &game.kind
+    else {
         return Vec::new();
     };
     let slice = |s: &Option<Span>| s.as_ref().map_or("", |s| &text[s.clone()]);
@@ -216,7 +231,12 @@ pub fn symbols(text: &str) -> Vec<Symbol> {
         (l, _) => l.to_string(),
     };
     let detail = format!("{} · {} plies", winner_name(slice(winner)), plies);
-    let end = unit.lines.iter().rev().find(|l| !matches!(l.kind, LineKind::Blank | LineKind::Comment)).map_or(game.span.end, |l| l.span.end);
+    let end = unit
+        .lines
+        .iter()
+        .rev()
+        .find(|l| !matches!(l.kind, LineKind::Blank | LineKind::Comment))
+        .map_or(game.span.end, |l| l.span.end);
     vec![Symbol {
         name,
         detail,
@@ -251,17 +271,37 @@ mod tests {
         assert_eq!(unit.lines.len(), 6);
         let game = &unit.lines[0];
         assert!(game.crlf && game.newline);
-        let LineKind::Command { command: Command::Game { winner, label, rest }, .. } = &game.kind else { panic!() };
+        let LineKind::Command {
+            command: Command::Game { winner, label, rest },
+            ..
+        } = &game.kind
+        else {
+            panic!()
+        };
         assert_eq!(&text[winner.clone().unwrap()], "W");
         assert_eq!(&text[label.clone().unwrap()], "fools_mate");
         assert_eq!(&text[rest.clone().unwrap()], "extra words");
-        let LineKind::Command { command: Command::Moves { moves }, .. } = &unit.lines[1].kind else { panic!() };
+        let LineKind::Command {
+            command: Command::Moves { moves },
+            ..
+        } = &unit.lines[1].kind
+        else {
+            panic!()
+        };
         let moves: Vec<&str> = moves.iter().map(|m| &text[m.clone()]).collect();
         assert_eq!(moves, ["g2g4", "e7e5", "f2f3"]);
         assert_eq!(unit.lines[2].kind, LineKind::Comment);
         assert_eq!(unit.lines[3].kind, LineKind::Blank);
-        assert!(matches!(unit.lines[4].kind, LineKind::Command { command: Command::Unknown, .. }));
-        let LineKind::Command { body, .. } = &unit.lines[5].kind else { panic!() };
+        assert!(matches!(
+            unit.lines[4].kind,
+            LineKind::Command {
+                command: Command::Unknown,
+                ..
+            }
+        ));
+        let LineKind::Command { body, .. } = &unit.lines[5].kind else {
+            panic!()
+        };
         assert_eq!(&text[body.clone()], "Héllo");
         assert!(!unit.lines[5].newline);
     }

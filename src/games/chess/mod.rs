@@ -4,7 +4,9 @@
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, File, Move, Position, PositionErrorKinds, Rank, Role, Square};
+use shakmaty::{
+    CastlingMode, Chess, Color, EnPassantMode, File, Move, Position, PositionErrorKinds, Rank, Role, Square,
+};
 
 use crate::model::BoardStyle;
 
@@ -28,14 +30,18 @@ fn describe_fen_error(text: &str, err: &shakmaty::fen::ParseFenError) -> String 
         ),
         E::InvalidTurn => format!("the side to move `{}` must be `w` or `b`", field(1)),
         E::InvalidCastling => format!("the castling field `{}` must be `-` or letters from KQkq", field(2)),
-        E::InvalidEpSquare => format!("the en passant field `{}` must be `-` or a square on rank 3 or 6", field(3)),
+        E::InvalidEpSquare => format!(
+            "the en passant field `{}` must be `-` or a square on rank 3 or 6",
+            field(3)
+        ),
         E::InvalidHalfmoveClock => format!("the halfmove clock `{}` must be a number", field(4)),
         E::InvalidFullmoves => format!("the fullmove number `{}` must be a positive number", field(5)),
         E::InvalidPocket | E::InvalidRemainingChecks | E::InvalidFen => {
             if fields.len() > 6 {
                 format!("a FEN has at most 6 fields, this one has {}", fields.len())
             } else {
-                "this is not a FEN (expected `<pieces> <side> <castling> <en passant> <halfmoves> <fullmoves>`)".to_string()
+                "this is not a FEN (expected `<pieces> <side> <castling> <en passant> <halfmoves> <fullmoves>`)"
+                    .to_string()
             }
         }
     }
@@ -46,14 +52,33 @@ fn describe_position_error(kinds: PositionErrorKinds) -> String {
         (PositionErrorKinds::EMPTY_BOARD, "the board is empty"),
         (PositionErrorKinds::MISSING_KING, "a king is missing"),
         (PositionErrorKinds::TOO_MANY_KINGS, "a side has more than one king"),
-        (PositionErrorKinds::PAWNS_ON_BACKRANK, "there are pawns on the first or last rank"),
-        (PositionErrorKinds::INVALID_CASTLING_RIGHTS, "the castling rights do not match the kings and rooks"),
-        (PositionErrorKinds::INVALID_EP_SQUARE, "the en passant square is not behind a pawn that just moved two squares"),
+        (
+            PositionErrorKinds::PAWNS_ON_BACKRANK,
+            "there are pawns on the first or last rank",
+        ),
+        (
+            PositionErrorKinds::INVALID_CASTLING_RIGHTS,
+            "the castling rights do not match the kings and rooks",
+        ),
+        (
+            PositionErrorKinds::INVALID_EP_SQUARE,
+            "the en passant square is not behind a pawn that just moved two squares",
+        ),
         (PositionErrorKinds::OPPOSITE_CHECK, "the side not to move is in check"),
-        (PositionErrorKinds::IMPOSSIBLE_CHECK, "the checkers could not have given this check"),
-        (PositionErrorKinds::TOO_MUCH_MATERIAL, "there is more material than a game can have"),
+        (
+            PositionErrorKinds::IMPOSSIBLE_CHECK,
+            "the checkers could not have given this check",
+        ),
+        (
+            PositionErrorKinds::TOO_MUCH_MATERIAL,
+            "there is more material than a game can have",
+        ),
     ];
-    let reasons: Vec<&str> = REASONS.iter().filter(|(k, _)| kinds.contains(*k)).map(|(_, r)| *r).collect();
+    let reasons: Vec<&str> = REASONS
+        .iter()
+        .filter(|(k, _)| kinds.contains(*k))
+        .map(|(_, r)| *r)
+        .collect();
     if reasons.is_empty() {
         "the position is not legal".to_string()
     } else {
@@ -94,8 +119,17 @@ pub fn legal_uci(pos: &Chess, text: &str) -> Result<Move, UciProblem> {
     match uci.to_move(pos) {
         Ok(m) => Ok(m),
         Err(_) => {
-            if let UciMove::Normal { from, to, promotion: None } = uci {
-                let promoted = UciMove::Normal { from, to, promotion: Some(Role::Queen) };
+            if let UciMove::Normal {
+                from,
+                to,
+                promotion: None,
+            } = uci
+            {
+                let promoted = UciMove::Normal {
+                    from,
+                    to,
+                    promotion: Some(Role::Queen),
+                };
                 if promoted.to_move(pos).is_ok() {
                     return Err(UciProblem::MissingPromotion);
                 }
@@ -202,7 +236,7 @@ mod tests {
         let pic = board_picture(&after, BoardStyle::Letters, Some(m));
         let lines: Vec<&str> = pic.lines().collect();
         assert_eq!(lines[0], "8  r  n  b  q  k  b  n  r ");
-        assert_eq!(lines[4], "4  .  .  . [P] .  .  .  . ");
+        assert_eq!(lines[4], "4  .  .  .  . [P] .  .  . ");
         assert_eq!(lines[6], "2  P  P  P  P [.] P  P  P ");
         assert_eq!(lines[8], "   a  b  c  d  e  f  g  h");
     }
