@@ -57,10 +57,13 @@ pub fn run(options: &CheckOptions) -> i32 {
     }
     if options.format == OutputFormat::Human {
         let files = reports.len();
+        let s = |n: usize| if n == 1 { "" } else { "s" };
         let _ = writeln!(
             out,
-            "{errors} errors, {warnings} warnings in {files} file{}",
-            if files == 1 { "" } else { "s" }
+            "{errors} error{}, {warnings} warning{} in {files} file{}",
+            s(errors),
+            s(warnings),
+            s(files)
         );
     }
     let _ = out.flush();

@@ -71,6 +71,7 @@ fn format_input(input: &Input, options: &FmtOptions) -> Outcome {
         let formatted = analysis.formatted_text();
         let changed = formatted != text;
         match input {
+            Input::Stdin if options.check => {}
             Input::Stdin => {
                 let mut out = std::io::stdout().lock();
                 out.write_all(formatted.as_bytes())
@@ -91,6 +92,9 @@ fn format_input(input: &Input, options: &FmtOptions) -> Outcome {
 /// Writes beside the target, then renames over it: a crash leaves either
 /// the old file or the new one, never half of each.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    // Through a symlink, replace the file it points to, not the link.
+    let resolved = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (shown, path) = (path, resolved.as_path());
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -100,7 +104,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.kibitz-{}.tmp", std::process::id()));
-    let fail = |e: std::io::Error| format!("{}: {e}", path.display());
+    let fail = |e: std::io::Error| format!("{}: {e}", shown.display());
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
         file.write_all(bytes)?;

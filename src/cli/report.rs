@@ -24,14 +24,23 @@ pub struct Located<'a> {
 }
 
 pub fn locate<'a>(path: &'a str, doc: &Document, d: &'a Diagnostic, severity: Severity) -> Located<'a> {
+    // A byte order mark is invisible: it is not a column.
+    let bom = usize::from(doc.starts_with(crate::text::BOM));
+    let column = |p: crate::text::Position| {
+        if p.line == 0 {
+            p.column.saturating_sub(bom)
+        } else {
+            p.column
+        }
+    };
     let start = doc.char_position_of(d.span.start);
     let end = doc.char_position_of(d.span.end);
     Located {
         path,
         line: start.line + 1,
-        column: start.column + 1,
+        column: column(start) + 1,
         end_line: end.line + 1,
-        end_column: end.column + 1,
+        end_column: column(end) + 1,
         severity,
         diagnostic: d,
     }
@@ -89,6 +98,11 @@ fn write_human(out: &mut impl Write, doc: &Document, l: &Located<'_>) -> std::io
     let gutter = l.line.to_string().len();
     writeln!(out, "{:gutter$}--> {}:{}:{}", "", l.path, l.line, l.column)?;
     let text = line_text(doc, d.span.start);
+    let text = if l.line == 1 {
+        text.trim_start_matches(crate::text::BOM)
+    } else {
+        &text
+    };
     let shown: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     let width = if l.end_line == l.line {
         (l.end_column - l.column).max(1)

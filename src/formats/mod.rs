@@ -24,7 +24,7 @@ pub struct UnitAnalysis {
 /// Where a unit sits in its file, which decides the blank lines around it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UnitLayout {
-    pub is_first: bool,
+    /// No unit follows: no blank separator after it.
     pub is_last: bool,
     pub line_ending: &'static str,
 }

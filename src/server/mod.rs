@@ -8,7 +8,6 @@
 mod convert;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
 use serde_json::Value;
@@ -24,6 +23,11 @@ use crate::workspace::AnalyzedDocument;
 /// Documents larger than this are analysed with the runtime told the
 /// worker thread will block for a while.
 const BIG_EDIT_BYTES: usize = 64 * 1024;
+
+/// How long a handler waits for the client to answer a server request. The
+/// read loop stops at `exit`, so an answer sent after it never comes; an
+/// unbounded wait would keep the process alive.
+const CLIENT_REPLY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 struct DocState {
     version: i32,
@@ -43,7 +47,6 @@ struct Config {
     file_settings: Option<Value>,
     settings: Settings,
     client_has_configuration: bool,
-    root: Option<PathBuf>,
 }
 
 pub struct Backend {
@@ -130,18 +133,26 @@ impl Backend {
         }
     }
 
-    async fn refresh_settings(&self) {
+    /// Re-reads the editor's settings: asked through `workspace/configuration`
+    /// when the client supports it, else taken from what the client pushed
+    /// with `didChangeConfiguration` (`pushed`, its `kibitz` section or the whole object).
+    async fn refresh_settings(&self, pushed: Option<Value>) {
         let (ask_client, file_settings) = {
             let c = self.config.read().unwrap_or_else(|p| p.into_inner());
             (c.client_has_configuration, c.file_settings.clone())
         };
         let mut merged = file_settings.unwrap_or(Value::Null);
+        if !ask_client && let Some(mut pushed) = pushed {
+            let section = pushed.get_mut("kibitz").map(Value::take).unwrap_or(pushed);
+            merge_json(&mut merged, section);
+        }
         if ask_client {
             let item = ConfigurationItem {
                 scope_uri: None,
                 section: Some("kibitz".to_string()),
             };
-            if let Ok(mut values) = self.client.configuration(vec![item]).await
+            if let Ok(Ok(mut values)) =
+                tokio::time::timeout(CLIENT_REPLY_TIMEOUT, self.client.configuration(vec![item])).await
                 && let Some(editor) = values.pop()
             {
                 merge_json(&mut merged, editor);
@@ -203,7 +214,14 @@ impl LanguageServer for Backend {
             .workspace_folders
             .as_ref()
             .and_then(|f| f.first())
-            .and_then(|f| f.uri.to_file_path().map(|p| p.into_owned()));
+            .and_then(|f| f.uri.to_file_path().map(|p| p.into_owned()))
+            .or_else(|| {
+                #[allow(deprecated)]
+                params
+                    .root_uri
+                    .as_ref()
+                    .and_then(|u| u.to_file_path().map(|p| p.into_owned()))
+            });
         let file_settings = root.as_deref().map(read_kibitz_toml).transpose();
         let mut warning = None;
         if let Ok(mut c) = self.config.write() {
@@ -219,7 +237,6 @@ impl LanguageServer for Backend {
                 Err(e) => warning = Some(e),
             }
             c.settings = Settings::from_json(c.file_settings.as_ref().unwrap_or(&Value::Null)).0;
-            c.root = root;
         }
         if let Some(w) = warning {
             self.client
@@ -268,7 +285,8 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {
-        self.refresh_settings().await;
+        self.refresh_settings(None).await;
+        self.republish_all().await;
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -321,14 +339,23 @@ impl LanguageServer for Backend {
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
-        lock(&self.docs).remove(&uri);
+        let entry = lock(&self.docs).remove(&uri);
+        let _turn = match &entry {
+            Some(entry) => {
+                let turn = entry.publish.lock().await;
+                // No publish of the closed document passes the version check any more.
+                lock(&entry.state).version = i32::MIN;
+                Some(turn)
+            }
+            None => None,
+        };
         self.client.publish_diagnostics(uri, Vec::new(), None).await;
     }
 
-    async fn did_change_configuration(&self, _: DidChangeConfigurationParams) {
-        self.refresh_settings().await;
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        self.refresh_settings(Some(params.settings)).await;
         self.republish_all().await;
-        let _ = self.client.inlay_hint_refresh().await;
+        let _ = tokio::time::timeout(CLIENT_REPLY_TIMEOUT, self.client.inlay_hint_refresh()).await;
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {

@@ -276,7 +276,6 @@ impl AnalyzedDocument {
             let unit = &self.units[i];
             let old = self.unit_text(i);
             let layout = UnitLayout {
-                is_first: i == 0,
                 is_last: i == last,
                 line_ending,
             };

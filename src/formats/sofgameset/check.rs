@@ -88,7 +88,7 @@ pub fn check_unit(text: &str) -> UnitAnalysis {
                 game_line = Some(line);
                 check_game_line(text, line, winner, label, &mut out.key, &mut diags);
             }
-            Command::Unknown => check_unknown_command(text, line, name, &mut diags),
+            Command::Unknown => check_unknown_command(text, name, &mut diags),
             _ if !in_game => diags.push(Diagnostic::new(
                 COMMAND_OUTSIDE_GAME,
                 line.content.clone(),
@@ -229,7 +229,7 @@ fn check_game_line(
     *key = Some((label_text.into(), label.clone()));
 }
 
-fn check_unknown_command(text: &str, line: &Line, name: &Span, diags: &mut Vec<Diagnostic>) {
+fn check_unknown_command(text: &str, name: &Span, diags: &mut Vec<Diagnostic>) {
     let name_text = &text[name.clone()];
     let lower = name_text.to_ascii_lowercase();
     if super::syntax::KNOWN_COMMANDS.contains(&lower.as_str()) {
@@ -254,7 +254,6 @@ fn check_unknown_command(text: &str, line: &Line, name: &Span, diags: &mut Vec<D
         ),
         _ => return,
     };
-    let _ = line;
     diags.push(Diagnostic::new(SPEC_SLIP_COMMAND, name.clone(), message).with_fix(
         format!("Change `{name_text}` to `{replacement}`"),
         vec![edit(name.clone(), replacement)],
