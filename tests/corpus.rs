@@ -23,7 +23,7 @@ fn corpus_files(format_dir: &str) -> Vec<PathBuf> {
 fn analyse(path: &Path) -> AnalyzedDocument {
     let bytes = std::fs::read(path).expect("corpus file is readable");
     let format = formats::detect(Some(path), &String::from_utf8_lossy(&bytes)).expect("corpus file has a known format");
-    AnalyzedDocument::from_bytes(format, &bytes)
+    AnalyzedDocument::from_bytes(format, bytes)
 }
 
 /// One line per diagnostic: `line:col-line:col severity code message`, 1-based, columns in characters.

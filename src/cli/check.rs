@@ -85,7 +85,7 @@ fn check_input(input: &Input, options: &CheckOptions, settings: &crate::model::S
     };
     let loaded = super::read_input(input).and_then(|bytes| {
         let format = super::format_of(input, options.language.as_deref(), &bytes)?;
-        Ok(AnalyzedDocument::from_bytes(format, &bytes))
+        Ok(AnalyzedDocument::from_bytes(format, bytes))
     });
     let analysis = match loaded {
         Ok(a) => a,

@@ -14,7 +14,7 @@ pub static ALL: &[&dyn Format] = &[&sofgameset::SofGameSet];
 pub struct UnitAnalysis {
     pub diagnostics: Vec<Diagnostic>,
     /// A name that must be unique across the file (a game label), and where it stands.
-    pub key: Option<(Box<str>, Span)>,
+    pub key: Option<(std::sync::Arc<str>, Span)>,
     /// A rule that marks broken syntax fired: formatting leaves the unit alone.
     pub syntax_broken: bool,
     pub crlf_lines: u32,

@@ -2,6 +2,7 @@
 //! between byte offsets and editor positions in either position encoding.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use ropey::Rope;
 
@@ -24,118 +25,240 @@ pub struct Position {
 
 pub const BOM: &str = "\u{feff}";
 
-#[derive(Clone, Debug, Default)]
+/// The text of a document. Starts as a plain string (what the CLI needs:
+/// no copy, no rope) or as a rope (what an editor's document needs); a
+/// plain document becomes a rope on its first edit.
+#[derive(Clone, Debug)]
 pub struct Document {
-    rope: Rope,
+    repr: Repr,
+}
+
+#[derive(Clone, Debug)]
+enum Repr {
+    Flat {
+        text: String,
+        line_starts: OnceLock<Vec<usize>>,
+    },
+    Rope(Rope),
+}
+
+impl Default for Document {
+    fn default() -> Self {
+        Document::new("")
+    }
 }
 
 impl Document {
+    /// A document meant for editing.
     pub fn new(text: &str) -> Self {
         Document {
-            rope: Rope::from_str(text),
+            repr: Repr::Rope(Rope::from_str(text)),
+        }
+    }
+
+    /// A document meant for reading; it turns into a rope if edited.
+    pub fn flat(text: String) -> Self {
+        Document {
+            repr: Repr::Flat {
+                text,
+                line_starts: OnceLock::new(),
+            },
         }
     }
 
     pub fn len(&self) -> usize {
-        self.rope.len_bytes()
+        match &self.repr {
+            Repr::Flat { text, .. } => text.len(),
+            Repr::Rope(rope) => rope.len_bytes(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rope.len_bytes() == 0
+        self.len() == 0
     }
 
     /// Clamps `offset` into the text and down onto a character boundary, so
     /// offsets from clients or stale analyses can never split a character.
     pub fn floor_boundary(&self, offset: usize) -> usize {
         let offset = offset.min(self.len());
-        self.rope.char_to_byte(self.rope.byte_to_char(offset))
+        match &self.repr {
+            Repr::Flat { text, .. } => (0..=offset).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0),
+            Repr::Rope(rope) => rope.char_to_byte(rope.byte_to_char(offset)),
+        }
     }
 
     /// Replaces the bytes in `range` (clamped to character boundaries).
     pub fn replace(&mut self, range: Range<usize>, text: &str) {
         let start = self.floor_boundary(range.start);
         let end = self.floor_boundary(range.end.max(start));
-        let start_char = self.rope.byte_to_char(start);
-        let end_char = self.rope.byte_to_char(end);
+        let rope = self.rope_mut();
+        let start_char = rope.byte_to_char(start);
+        let end_char = rope.byte_to_char(end);
         if end_char > start_char {
-            self.rope.remove(start_char..end_char);
+            rope.remove(start_char..end_char);
         }
         if !text.is_empty() {
-            self.rope.insert(start_char, text);
+            rope.insert(start_char, text);
+        }
+    }
+
+    fn rope_mut(&mut self) -> &mut Rope {
+        if let Repr::Flat { text, .. } = &self.repr {
+            self.repr = Repr::Rope(Rope::from_str(text));
+        }
+        match &mut self.repr {
+            Repr::Rope(rope) => rope,
+            Repr::Flat { .. } => unreachable!("converted to a rope just above"),
         }
     }
 
     pub fn slice(&self, range: Range<usize>) -> String {
         let start = self.floor_boundary(range.start);
         let end = self.floor_boundary(range.end.max(start));
-        self.rope.byte_slice(start..end).to_string()
+        match &self.repr {
+            Repr::Flat { text, .. } => text[start..end].to_string(),
+            Repr::Rope(rope) => rope.byte_slice(start..end).to_string(),
+        }
     }
 
     pub fn starts_with(&self, prefix: &str) -> bool {
-        self.len() >= prefix.len() && self.rope.bytes().take(prefix.len()).eq(prefix.bytes())
+        match &self.repr {
+            Repr::Flat { text, .. } => text.starts_with(prefix),
+            Repr::Rope(rope) => rope.len_bytes() >= prefix.len() && rope.bytes().take(prefix.len()).eq(prefix.bytes()),
+        }
     }
 
     pub fn line_count(&self) -> usize {
-        self.rope.len_lines()
+        match &self.repr {
+            Repr::Flat { text, line_starts } => line_starts.get_or_init(|| find_line_starts(text)).len(),
+            Repr::Rope(rope) => rope.len_lines(),
+        }
+    }
+
+    /// The line holding `offset` (a character boundary) and that line's start.
+    fn line_of(&self, offset: usize) -> (usize, usize) {
+        match &self.repr {
+            Repr::Flat { text, line_starts } => {
+                let starts = line_starts.get_or_init(|| find_line_starts(text));
+                let line = starts.partition_point(|&s| s <= offset) - 1;
+                (line, starts[line])
+            }
+            Repr::Rope(rope) => {
+                let line = rope.byte_to_line(offset);
+                (line, rope.line_to_byte(line))
+            }
+        }
+    }
+
+    /// The byte range of a line, without its line break.
+    fn line_range(&self, line: usize) -> Range<usize> {
+        match &self.repr {
+            Repr::Flat { text, line_starts } => {
+                let starts = line_starts.get_or_init(|| find_line_starts(text));
+                let start = starts[line];
+                let mut end = starts.get(line + 1).copied().unwrap_or(text.len());
+                let bytes = text.as_bytes();
+                if end > start && bytes[end - 1] == b'\n' {
+                    end -= 1;
+                }
+                if end > start && bytes[end - 1] == b'\r' {
+                    end -= 1;
+                }
+                start..end
+            }
+            Repr::Rope(rope) => {
+                let start = rope.line_to_byte(line);
+                let slice = rope.line(line);
+                let mut len = slice.len_bytes();
+                let mut trailing = slice.bytes_at(len).reversed().take(2);
+                match (trailing.next(), trailing.next()) {
+                    (Some(b'\n'), Some(b'\r')) => len -= 2,
+                    (Some(b'\n' | b'\r'), _) => len -= 1,
+                    _ => {}
+                }
+                start..start + len
+            }
+        }
+    }
+
+    /// How many `encoding` units (or characters, for `None`) the text between
+    /// two character boundaries of one line has.
+    fn units_between(&self, range: Range<usize>, encoding: Option<PositionEncoding>) -> usize {
+        match (&self.repr, encoding) {
+            (_, Some(PositionEncoding::Utf8)) => range.len(),
+            (Repr::Flat { text, .. }, Some(PositionEncoding::Utf16)) => text[range].encode_utf16().count(),
+            (Repr::Flat { text, .. }, None) => text[range].chars().count(),
+            (Repr::Rope(rope), enc) => {
+                let (a, b) = (rope.byte_to_char(range.start), rope.byte_to_char(range.end));
+                match enc {
+                    Some(_) => rope.char_to_utf16_cu(b) - rope.char_to_utf16_cu(a),
+                    None => b - a,
+                }
+            }
+        }
     }
 
     /// The editor position of a byte offset, the column in `encoding` units.
     pub fn position_of(&self, offset: usize, encoding: PositionEncoding) -> Position {
         let offset = self.floor_boundary(offset);
-        let line = self.rope.byte_to_line(offset);
-        let line_start = self.rope.line_to_byte(line);
-        let column = match encoding {
-            PositionEncoding::Utf8 => offset - line_start,
-            PositionEncoding::Utf16 => {
-                let char_idx = self.rope.byte_to_char(offset);
-                let line_char = self.rope.byte_to_char(line_start);
-                self.rope.char_to_utf16_cu(char_idx) - self.rope.char_to_utf16_cu(line_char)
-            }
-        };
-        Position { line, column }
+        let (line, line_start) = self.line_of(offset);
+        Position {
+            line,
+            column: self.units_between(line_start..offset, Some(encoding)),
+        }
     }
 
     /// The position of a byte offset with the column counted in characters,
     /// as terminal tools (and `kibitz check`) report it.
     pub fn char_position_of(&self, offset: usize) -> Position {
         let offset = self.floor_boundary(offset);
-        let line = self.rope.byte_to_line(offset);
-        let column = self.rope.byte_to_char(offset) - self.rope.line_to_char(line);
-        Position { line, column }
+        let (line, line_start) = self.line_of(offset);
+        Position {
+            line,
+            column: self.units_between(line_start..offset, None),
+        }
     }
 
     /// The byte offset of an editor position. Total: a line past the end
     /// means the end of the text, a column past the line's end means the end
     /// of the line (before its line break), as LSP asks.
     pub fn offset_of(&self, position: Position, encoding: PositionEncoding) -> usize {
-        if position.line >= self.rope.len_lines() {
+        if position.line >= self.line_count() {
             return self.len();
         }
-        let line_start = self.rope.line_to_byte(position.line);
-        let line_end = line_start + self.line_len_without_break(position.line);
-        match encoding {
-            PositionEncoding::Utf8 => self.floor_boundary((line_start + position.column).min(line_end)),
-            PositionEncoding::Utf16 => {
-                let start_cu = self.rope.char_to_utf16_cu(self.rope.byte_to_char(line_start));
-                let end_cu = self.rope.char_to_utf16_cu(self.rope.byte_to_char(line_end));
+        let line = self.line_range(position.line);
+        match (&self.repr, encoding) {
+            (_, PositionEncoding::Utf8) => self.floor_boundary((line.start + position.column).min(line.end)),
+            (Repr::Flat { text, .. }, PositionEncoding::Utf16) => {
+                let mut units = 0;
+                for (i, c) in text[line.clone()].char_indices() {
+                    units += c.len_utf16();
+                    if units > position.column {
+                        return line.start + i;
+                    }
+                }
+                line.end
+            }
+            (Repr::Rope(rope), PositionEncoding::Utf16) => {
+                let start_cu = rope.char_to_utf16_cu(rope.byte_to_char(line.start));
+                let end_cu = rope.char_to_utf16_cu(rope.byte_to_char(line.end));
                 let target = (start_cu + position.column).min(end_cu);
-                self.rope.char_to_byte(self.rope.utf16_cu_to_char(target))
+                rope.char_to_byte(rope.utf16_cu_to_char(target))
             }
         }
     }
+}
 
-    fn line_len_without_break(&self, line: usize) -> usize {
-        let slice = self.rope.line(line);
-        let mut len = slice.len_bytes();
-        let bytes = slice.bytes_at(len).reversed();
-        let mut trailing = bytes.take(2);
-        match (trailing.next(), trailing.next()) {
-            (Some(b'\n'), Some(b'\r')) => len -= 2,
-            (Some(b'\n' | b'\r'), _) => len -= 1,
-            _ => {}
+/// Line starts for LF, CRLF and lone-CR line breaks, as LSP counts lines.
+fn find_line_starts(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut starts = vec![0];
+    for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+        if bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n') {
+            starts.push(i + 1);
         }
-        len
     }
+    starts
 }
 
 /// Decodes bytes read from disk, replacing invalid UTF-8 with U+FFFD and
@@ -214,6 +337,36 @@ mod tests {
             doc.offset_of(Position { line: 0, column: 1 }, PositionEncoding::Utf8),
             0
         );
+    }
+
+    /// The plain-string and rope representations agree on every position.
+    #[test]
+    fn flat_and_rope_documents_agree() {
+        let text = "ab\r\ncé😀\rd\n\nx\u{feff}y\r\n";
+        let (flat, rope) = (Document::flat(text.to_string()), Document::new(text));
+        assert_eq!(flat.line_count(), rope.line_count());
+        for offset in 0..=text.len() + 2 {
+            assert_eq!(flat.floor_boundary(offset), rope.floor_boundary(offset));
+            for enc in [PositionEncoding::Utf8, PositionEncoding::Utf16] {
+                assert_eq!(
+                    flat.position_of(offset, enc),
+                    rope.position_of(offset, enc),
+                    "{offset} {enc:?}"
+                );
+            }
+            assert_eq!(flat.char_position_of(offset), rope.char_position_of(offset));
+        }
+        for line in 0..8 {
+            for column in 0..12 {
+                for enc in [PositionEncoding::Utf8, PositionEncoding::Utf16] {
+                    let p = Position { line, column };
+                    assert_eq!(flat.offset_of(p, enc), rope.offset_of(p, enc), "{p:?} {enc:?}");
+                }
+            }
+        }
+        let mut edited = flat.clone();
+        edited.replace(0..2, "z");
+        assert_eq!(edited.slice(0..edited.len()), text.replacen("ab", "z", 1));
     }
 
     #[test]

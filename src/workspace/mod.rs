@@ -32,10 +32,7 @@ pub struct AnalyzedDocument {
     doc: Document,
     bom: usize,
     units: Vec<Unit>,
-    /// How many units use each key (game label); keeps the duplicate check
-    /// proportional to the edit, not the file.
-    key_counts: HashMap<Box<str>, u32>,
-    duplicated_keys: usize,
+    keys: KeyCounts,
     /// Where invalid UTF-8 was replaced when reading from disk.
     invalid_utf8: Vec<Span>,
 }
@@ -44,26 +41,37 @@ pub struct AnalyzedDocument {
 const UNITS_PER_TASK: usize = 64;
 
 impl AnalyzedDocument {
+    /// A document for editing (its text is kept in a rope).
     pub fn new(format: &'static dyn Format, text: &str) -> Self {
-        let mut doc = AnalyzedDocument {
-            format,
-            doc: Document::new(text),
-            bom: 0,
-            units: Vec::new(),
-            key_counts: HashMap::new(),
-            duplicated_keys: 0,
-            invalid_utf8: Vec::new(),
-        };
+        let mut doc = Self::empty(format);
         doc.reanalyze_all(text);
+        doc.doc = Document::new(text);
         doc
     }
 
     /// A document read from disk: invalid UTF-8 is replaced and reported.
-    pub fn from_bytes(format: &'static dyn Format, bytes: &[u8]) -> Self {
-        let (text, invalid) = crate::text::decode_lossy(bytes);
-        let mut doc = AnalyzedDocument::new(format, &text);
+    /// Valid text is neither copied nor put in a rope unless something edits it.
+    pub fn from_bytes(format: &'static dyn Format, bytes: Vec<u8>) -> Self {
+        let (text, invalid) = match String::from_utf8(bytes) {
+            Ok(text) => (text, Vec::new()),
+            Err(e) => crate::text::decode_lossy(e.as_bytes()),
+        };
+        let mut doc = Self::empty(format);
+        doc.reanalyze_all(&text);
+        doc.doc = Document::flat(text);
         doc.invalid_utf8 = invalid;
         doc
+    }
+
+    fn empty(format: &'static dyn Format) -> Self {
+        AnalyzedDocument {
+            format,
+            doc: Document::default(),
+            bom: 0,
+            units: Vec::new(),
+            keys: KeyCounts::default(),
+            invalid_utf8: Vec::new(),
+        }
     }
 
     pub fn format(&self) -> &'static dyn Format {
@@ -84,12 +92,10 @@ impl AnalyzedDocument {
 
     fn reanalyze_all(&mut self, text: &str) {
         self.bom = if text.starts_with(BOM) { BOM.len() } else { 0 };
-        self.key_counts.clear();
-        self.duplicated_keys = 0;
         self.units = self.analyze_region(text, self.bom, text.len());
-        for i in 0..self.units.len() {
-            let analysis = Arc::clone(&self.units[i].analysis);
-            self.count_key(&analysis, 1);
+        self.keys = KeyCounts::default();
+        for unit in &self.units {
+            self.keys.change(&unit.analysis, 1);
         }
     }
 
@@ -116,22 +122,6 @@ impl AnalyzedDocument {
                 analysis: Arc::new(analysis),
             })
             .collect()
-    }
-
-    fn count_key(&mut self, analysis: &UnitAnalysis, change: i32) {
-        let Some((key, _)) = &analysis.key else { return };
-        let count = self.key_counts.entry(key.clone()).or_insert(0);
-        let before = *count;
-        *count = (*count as i32 + change).max(0) as u32;
-        let after = *count;
-        if before <= 1 && after > 1 {
-            self.duplicated_keys += 1;
-        } else if before > 1 && after <= 1 {
-            self.duplicated_keys -= 1;
-        }
-        if after == 0 {
-            self.key_counts.remove(key);
-        }
     }
 
     /// Replaces `range` (bytes, in the current text) with `new_text` and
@@ -164,13 +154,11 @@ impl AnalyzedDocument {
         for unit in &mut fresh {
             unit.start += region_start;
         }
-        for i in lo..=hi {
-            let analysis = Arc::clone(&self.units[i].analysis);
-            self.count_key(&analysis, -1);
+        for unit in &self.units[lo..=hi] {
+            self.keys.change(&unit.analysis, -1);
         }
         for unit in &fresh {
-            let analysis = Arc::clone(&unit.analysis);
-            self.count_key(&analysis, 1);
+            self.keys.change(&unit.analysis, 1);
         }
         let inserted = fresh.len();
         self.units.splice(lo..=hi, fresh);
@@ -184,16 +172,16 @@ impl AnalyzedDocument {
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         let mut first_use: HashMap<&str, Span> = HashMap::new();
-        let is_taken = |k: &str| self.key_counts.contains_key(k);
+        let is_taken = |k: &str| self.keys.counts.contains_key(k);
         for unit in &self.units {
             out.extend(unit.analysis.diagnostics.iter().map(|d| d.clone().shifted(unit.start)));
-            if self.duplicated_keys == 0 {
+            if self.keys.duplicated == 0 {
                 continue;
             }
             let Some((key, span)) = &unit.analysis.key else {
                 continue;
             };
-            if self.key_counts.get(key).is_some_and(|&n| n > 1) {
+            if self.keys.counts.get(key).is_some_and(|&n| n > 1) {
                 let span = span.start + unit.start..span.end + unit.start;
                 match first_use.get(&**key) {
                     Some(first) => out.push(self.format.duplicate_key(key, span, first.clone(), &is_taken)),
@@ -353,6 +341,33 @@ impl AnalyzedDocument {
             out.extend(items);
         }
         out
+    }
+}
+
+/// How many units use each key (game label), kept up to date by every
+/// splice so the duplicate check costs the edit, not the file.
+#[derive(Default)]
+struct KeyCounts {
+    counts: HashMap<Arc<str>, u32>,
+    /// How many keys are used more than once.
+    duplicated: usize,
+}
+
+impl KeyCounts {
+    fn change(&mut self, analysis: &UnitAnalysis, by: i32) {
+        let Some((key, _)) = &analysis.key else { return };
+        let count = self.counts.entry(Arc::clone(key)).or_insert(0);
+        let before = *count;
+        *count = count.saturating_add_signed(by);
+        let after = *count;
+        if before <= 1 && after > 1 {
+            self.duplicated += 1;
+        } else if before > 1 && after <= 1 {
+            self.duplicated -= 1;
+        }
+        if after == 0 {
+            self.counts.remove(key);
+        }
     }
 }
 

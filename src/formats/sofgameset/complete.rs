@@ -44,7 +44,7 @@ pub fn complete(text: &str, offset: usize) -> Vec<CompletionItem> {
         .map(|(w, d)| item(w, d, CompletionKind::Value, &word))
         .collect(),
         Command::Game { .. } if words_before == 2 => vec![item("-", "no label", CompletionKind::Value, &word)],
-        Command::Moves { .. } => legal_moves_at(text, &unit, line_index, word),
+        Command::Moves => legal_moves_at(text, &unit, line_index, word),
         _ => Vec::new(),
     }
 }

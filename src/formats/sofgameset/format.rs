@@ -81,7 +81,7 @@ fn canonical_line(text: &str, line: &Line) -> String {
             }
             parts.join(" ")
         }
-        Command::Board | Command::Moves { .. } => joined(body),
+        Command::Board | Command::Moves => joined(body),
         Command::Title | Command::Start => text[body.clone()].to_string(),
         Command::Unknown => return content.to_string(),
     };

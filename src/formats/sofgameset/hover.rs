@@ -12,12 +12,13 @@ use crate::model::{HoverInfo, InlayHint, Settings};
 pub fn hover(text: &str, offset: usize, settings: &Settings) -> Option<HoverInfo> {
     let unit = parse_unit(text);
     let (line_index, line) = unit.line_at(offset)?;
-    let LineKind::Command { name, command, .. } = &line.kind else {
+    let LineKind::Command { name, body, command } = &line.kind else {
         return None;
     };
     match command {
-        Command::Moves { moves } => {
-            let token = moves.iter().find(|t| t.start <= offset && offset <= t.end)?.clone();
+        Command::Moves => {
+            let token =
+                super::syntax::words(text.as_bytes(), body.clone()).find(|t| t.start <= offset && offset <= t.end)?;
             let mut found = None;
             replay_game(text, &unit, |step| match step {
                 Step::Move {

@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 
 use shakmaty::{Chess, Move, Position};
 
-use super::syntax::{Command, LineKind, Unit};
+use super::syntax::{Command, LineKind, Unit, words};
 use crate::games::chess::{self, UciProblem};
 use crate::model::Span;
 
@@ -73,14 +73,14 @@ pub fn replay_game(text: &str, unit: &Unit, mut visit: impl FnMut(Step<'_>) -> C
                 }
                 position = parsed.ok();
             }
-            Command::Moves { moves } => {
+            Command::Moves => {
                 if !has_board {
                     if visit(Step::NoBoard { line: line_index }).is_break() {
                         return None;
                     }
                     continue;
                 }
-                for token in moves {
+                for token in words(text.as_bytes(), body.clone()) {
                     let Some(pos) = position.as_mut() else { break };
                     match chess::legal_uci(pos, &text[token.clone()]) {
                         Ok(mv) => {
