@@ -198,7 +198,16 @@ proptest! {
         let doc = open(&text);
         let once = doc.formatted_text();
         prop_assert_eq!(open(&once).formatted_text(), once.clone());
-        let comments = |t: &str| t.trim_start_matches('\u{feff}').lines().map(str::trim).filter(|l| l.starts_with('#')).map(str::to_string).collect::<Vec<_>>();
+        let comments = |t: &str| t.strip_prefix('\u{feff}').unwrap_or(t).lines().map(str::trim).filter(|l| l.starts_with('#')).map(str::to_string).collect::<Vec<_>>();
         prop_assert_eq!(comments(&text), comments(&once));
+    }
+}
+
+/// Inputs the `sgs_check` fuzz target found (`fuzz/regressions/`).
+#[test]
+fn fuzz_regressions_format_idempotently() {
+    for input in ["g\n\n\ngame\r\n\r\n\r\n", "e \r", "game W a\nstart\nmoves e2e4\r\r\n"] {
+        let once = open(input).formatted_text();
+        assert_eq!(open(&once).formatted_text(), once, "{input:?}");
     }
 }

@@ -72,10 +72,14 @@ pub fn check_unit(text: &str) -> UnitAnalysis {
     let mut boards = 0usize;
     let mut game_line: Option<&Line> = None;
     for line in &unit.lines {
-        if line.crlf {
-            out.crlf_lines += 1;
-        } else if line.newline {
-            out.lf_lines += 1;
+        // Only non-blank lines vote for the file's line ending: formatting
+        // adds and removes blank lines, and must not flip the majority.
+        if !matches!(line.kind, LineKind::Blank) {
+            if line.crlf {
+                out.crlf_lines += 1;
+            } else if line.newline {
+                out.lf_lines += 1;
+            }
         }
         check_characters(text, line, &mut diags);
         let LineKind::Command { name, body, command } = &line.kind else {

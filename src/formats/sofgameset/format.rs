@@ -12,6 +12,14 @@ pub fn format_unit(text: &str, analysis: &UnitAnalysis, layout: UnitLayout) -> O
     }
     let unit = parse_unit(text);
     let lines = &unit.lines;
+    // A kept line ending in a stray CR would turn into a CRLF line break
+    // once a line ending follows it: no certain canonical form exists.
+    if lines
+        .iter()
+        .any(|l| kept_verbatim(text, l) && text.as_bytes()[..l.span.end].ends_with(b"\r"))
+    {
+        return None;
+    }
     let is_game = lines.first().is_some_and(Line::is_game);
     // Comments at the very end with no blank line after them introduce the
     // next game: they move with it, behind the blank separator.
@@ -52,11 +60,15 @@ pub fn format_unit(text: &str, analysis: &UnitAnalysis, layout: UnitLayout) -> O
     Some(out)
 }
 
+/// Control characters may be separators or not depending on the reader:
+/// a line holding one is kept exactly as written.
+fn kept_verbatim(text: &str, line: &Line) -> bool {
+    text.as_bytes()[line.span.clone()].iter().any(|&b| b < 32 || b == 127)
+}
+
 fn canonical_line(text: &str, line: &Line) -> String {
     let bytes = text.as_bytes();
-    // Control characters may be separators or not depending on the reader:
-    // such a line is kept exactly as written.
-    if bytes[line.span.clone()].iter().any(|&b| b < 32 || b == 127) {
+    if kept_verbatim(text, line) {
         return text[line.span.clone()].to_string();
     }
     let content = &text[line.content.clone()];
