@@ -104,24 +104,16 @@ impl AnalyzedDocument {
     fn analyze_region(&self, text: &str, start: usize, end: usize) -> Vec<Unit> {
         let ranges = split_units(self.format, &text[start..end], start);
         let format = self.format;
-        let analyses: Vec<UnitAnalysis> = if ranges.len() > UNITS_PER_TASK {
-            ranges
-                .par_iter()
-                .with_min_len(UNITS_PER_TASK)
-                .map(|r| format.analyze_unit(&text[r.clone()]))
-                .collect()
-        } else {
-            ranges.iter().map(|r| format.analyze_unit(&text[r.clone()])).collect()
+        let analyse = |r: &Range<usize>| Unit {
+            start: r.start,
+            len: r.len(),
+            analysis: Arc::new(format.analyze_unit(&text[r.clone()])),
         };
-        ranges
-            .into_iter()
-            .zip(analyses)
-            .map(|(r, analysis)| Unit {
-                start: r.start,
-                len: r.len(),
-                analysis: Arc::new(analysis),
-            })
-            .collect()
+        if ranges.len() > UNITS_PER_TASK {
+            ranges.par_iter().with_min_len(UNITS_PER_TASK).map(analyse).collect()
+        } else {
+            ranges.iter().map(analyse).collect()
+        }
     }
 
     /// Replaces `range` (bytes, in the current text) with `new_text` and
@@ -377,15 +369,45 @@ impl KeyCounts {
 /// (the lines before the first game).
 pub fn split_units(format: &dyn Format, text: &str, base: usize) -> Vec<Range<usize>> {
     let mut starts = vec![0];
-    for line in crate::text::line_ranges(text) {
-        if line.start > 0 && format.starts_unit(&text[line.clone()]) {
-            starts.push(line.start);
-        }
+    if text.len() < PARALLEL_SPLIT_BYTES {
+        starts.extend(unit_starts(format, text, 0..text.len()));
+    } else {
+        // Large files (a whole file being opened or checked): cut the text
+        // into line-aligned chunks and look for unit starts in each in parallel.
+        let chunks = rayon::current_num_threads() * 8;
+        let mut bounds: Vec<usize> = (0..=chunks)
+            .map(|i| line_start_at_or_after(text, text.len() * i / chunks))
+            .collect();
+        bounds.dedup();
+        let found: Vec<Vec<usize>> = bounds
+            .par_windows(2)
+            .map(|w| unit_starts(format, text, w[0]..w[1]).collect())
+            .collect();
+        starts.extend(found.into_iter().flatten());
     }
     let mut ranges: Vec<Range<usize>> = starts.windows(2).map(|w| base + w[0]..base + w[1]).collect();
     let last = *starts.last().unwrap_or(&0);
     ranges.push(base + last..base + text.len());
     ranges
+}
+
+/// Texts at least this long are split into units in parallel.
+const PARALLEL_SPLIT_BYTES: usize = 1 << 20;
+
+/// The starts (after 0) of unit-starting lines among the lines that begin
+/// in `lines` (which starts at a line start).
+fn unit_starts<'a>(format: &'a dyn Format, text: &'a str, lines: Range<usize>) -> impl Iterator<Item = usize> + 'a {
+    crate::text::line_ranges(&text[lines.clone()])
+        .map(move |l| l.start + lines.start..l.end + lines.start)
+        .filter(move |l| l.start > 0 && l.start < lines.end && format.starts_unit(&text[l.clone()]))
+        .map(|l| l.start)
+}
+
+fn line_start_at_or_after(text: &str, offset: usize) -> usize {
+    if offset == 0 || offset >= text.len() {
+        return offset.min(text.len());
+    }
+    memchr::memchr(b'\n', &text.as_bytes()[offset - 1..]).map_or(text.len(), |i| offset + i)
 }
 
 /// One edit turning `old` into `new`, trimmed to the part that differs.

@@ -211,3 +211,27 @@ fn fuzz_regressions_format_idempotently() {
         assert_eq!(open(&once).formatted_text(), once, "{input:?}");
     }
 }
+
+#[test]
+fn parallel_split_of_a_large_text_equals_the_sequential_split() {
+    let mut text = String::from("# preamble\n");
+    let mut i = 0;
+    while text.len() < 3 * PARALLEL_SPLIT_BYTES {
+        // Vary the game length so chunk bounds land at every kind of place.
+        text.push_str(&format!("game W g{i}\nstart\nmoves {}\n\n", "e2e4 ".repeat(i % 37)));
+        i += 1;
+    }
+    let sequential: Vec<usize> = std::iter::once(0)
+        .chain(
+            crate::text::line_ranges(&text)
+                .filter(|l| l.start > 0 && text[l.clone()].starts_with("game"))
+                .map(|l| l.start),
+        )
+        .collect();
+    let parallel: Vec<usize> = split_units(&SofGameSet, &text, 0).iter().map(|r| r.start).collect();
+    assert_eq!(parallel, sequential);
+    assert_eq!(
+        split_units(&SofGameSet, &text, 0).last().map(|r| r.end),
+        Some(text.len())
+    );
+}
