@@ -235,3 +235,14 @@ fn parallel_split_of_a_large_text_equals_the_sequential_split() {
         Some(text.len())
     );
 }
+
+/// An offset between the CR and LF of a line break belongs to the next
+/// line; a completion there must not swallow the break.
+#[test]
+fn completion_between_cr_and_lf_stays_on_its_line() {
+    let doc = open("game W a\r\nstart\r\nmoves e2e4\r\n");
+    for item in doc.complete(16) {
+        assert!(!doc.text()[item.replace.clone()].contains('\n'), "{:?}", item.replace);
+        assert!(item.replace.start <= 16 || item.replace.start == 17, "{:?}", item.replace);
+    }
+}

@@ -17,11 +17,11 @@ pub fn complete(text: &str, offset: usize) -> Vec<CompletionItem> {
     };
     let bytes = text.as_bytes();
     // The word the cursor is in (or right after): what an item replaces.
-    let mut start = offset.min(line.span.end);
+    let mut start = offset.clamp(line.span.start, line.span.end);
     while start > line.span.start && !is_separator(bytes[start - 1]) {
         start -= 1;
     }
-    let mut end = offset.min(line.span.end);
+    let mut end = offset.clamp(line.span.start, line.span.end);
     while end < line.span.end && !is_separator(bytes[end]) {
         end += 1;
     }
