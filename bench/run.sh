@@ -42,20 +42,19 @@ note_busy() {
     if is "$b > $busy_max"; then busy_max=$b; fi
 }
 
-# best_of N CMD...: runs CMD N times, keeps the last stdout in $OUT/last.out,
-# prints the best wall time in seconds. Best of N, not the mean: the noise
-# here (other processes, page cache) only ever adds time.
-best_of() {
-    local n=$1 best="" t0 t1
+# time_once KEY CMD...: runs CMD once, its stdout to $OUT/KEY.out, and keeps
+# the best wall time per KEY in best[KEY] (ns). Best, not mean: the noise
+# here (other processes, a busy host, page cache) only ever adds time.
+declare -A best
+time_once() {
+    local key=$1 t0 t1
     shift
-    for _ in $(seq "$n"); do
-        t0=$(date +%s%N)
-        "$@" >"$OUT/last.out" || { cat "$OUT/last.out" >&2; fail "failed: $*"; }
-        t1=$(date +%s%N)
-        if [[ -z $best ]] || ((t1 - t0 < best)); then best=$((t1 - t0)); fi
-    done
-    awk -v ns="$best" 'BEGIN { printf "%.3f", ns / 1e9 }'
+    t0=$(date +%s%N)
+    "$@" >"$OUT/$key.out" || { cat "$OUT/$key.out" >&2; fail "failed: $*"; }
+    t1=$(date +%s%N)
+    if [[ -z ${best[$key]:-} ]] || ((t1 - t0 < best[$key])); then best[$key]=$((t1 - t0)); fi
 }
+secs() { awk -v ns="${best[$1]}" 'BEGIN { printf "%.3f", ns / 1e9 }'; }
 
 step "build (release)"
 cargo build --release -p kibitz -p kibitz-bench
@@ -68,26 +67,24 @@ DOC=$OUT/doc-20mb-seed2.sgs
 ls -l "$BIG" "$DOC" >&2
 
 note_busy "before the check timings" "${QUIET_WAIT:-60}"
-step "floor: split lines + replay with shakmaty, 1 thread (best of 3)"
-floor_s=$(best_of 3 "$BIN/floor" "$BIG")
-games=$(get games "$OUT/last.out")
-plies=$(get plies "$OUT/last.out")
-bytes=$(get bytes "$OUT/last.out")
+ROUNDS=${ROUNDS:-3}
+step "floor, kibitz check --jobs 1, --jobs 2: $ROUNDS interleaved rounds, best of each"
+# Interleaved so that a slow spell of the host hurts all three alike and
+# the ratios stay honest.
+for round in $(seq "$ROUNDS"); do
+    time_once floor "$BIN/floor" "$BIG"
+    time_once jobs1 "$BIN/kibitz" check --jobs 1 "$BIG"
+    time_once jobs2 "$BIN/kibitz" check --jobs 2 "$BIG"
+    echo "round $round: floor $(secs floor) s, jobs 1 $(secs jobs1) s, jobs 2 $(secs jobs2) s (best so far)" >&2
+done
+for key in jobs1 jobs2; do
+    grep -qx '0 errors, 0 warnings in 1 file' "$OUT/$key.out" || { cat "$OUT/$key.out" >&2; fail "kibitz check found problems in the generated file"; }
+done
+floor_s=$(secs floor) j1_s=$(secs jobs1) j2_s=$(secs jobs2)
+games=$(get games "$OUT/floor.out")
+plies=$(get plies "$OUT/floor.out")
+bytes=$(get bytes "$OUT/floor.out")
 mb=$(calc "$bytes / 1e6")
-echo "floor: ${floor_s}s for $games games, $plies plies, $mb MB" >&2
-
-check_s() {
-    local s
-    s=$(best_of 3 "$BIN/kibitz" check --jobs "$1" "$BIG")
-    grep -qx '0 errors, 0 warnings in 1 file' "$OUT/last.out" || { cat "$OUT/last.out" >&2; fail "kibitz check found problems in the generated file"; }
-    echo "$s"
-}
-step "kibitz check --jobs 1 (best of 3)"
-j1_s=$(check_s 1)
-echo "jobs 1: ${j1_s}s" >&2
-step "kibitz check --jobs 2 (best of 3)"
-j2_s=$(check_s 2)
-echo "jobs 2: ${j2_s}s" >&2
 
 note_busy "after the check timings"
 note_busy "before the LSP run" "${QUIET_WAIT:-60}"
@@ -106,10 +103,11 @@ else
     VENV=.venv-bench
     if ! "$VENV/bin/python" -c 'import chess' 2>/dev/null; then
         python3 -m venv "$VENV" || fail "python3 -m venv failed (Debian: apt-get install python3-venv)"
-        "$VENV/bin/pip" install --quiet 'chess==1.11.2'
+        "$VENV/bin/pip" install --quiet 'chess==1.11.2' || fail "pip install chess failed"
     fi
-    py_s=$(best_of 1 "$VENV/bin/python" bench/python_chess_check.py "$BIG")
-    [[ $(get plies "$OUT/last.out") == "$plies" ]] || fail "python-chess replayed a different number of plies"
+    time_once python "$VENV/bin/python" bench/python_chess_check.py "$BIG"
+    py_s=$(secs python)
+    [[ $(get plies "$OUT/python.out") == "$plies" ]] || fail "python-chess replayed a different number of plies"
     py_row="| python-chess (push_uci), 1 thread | ${py_s} s · $(calc "$mb / $py_s") MB/s · $(calc "$plies / $py_s / 1e6") M plies/s | | kibitz --jobs 1 is **$(calc "$py_s / $j1_s")×** faster |"
 fi
 
@@ -129,7 +127,7 @@ results=$(
 
 $(date -u '+%Y-%m-%d %H:%M UTC') · commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src 2>/dev/null || echo ' (src modified)') · $(nproc) cores · $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 
-${busy_warning}Check input: \`$BIG\`, $games games, $plies plies, $mb MB. Times are the best of 3 wall times (python: one run).
+${busy_warning}Check input: \`$BIG\`, $games games, $plies plies, $mb MB. Times are the best wall time of $ROUNDS interleaved rounds (python: one run).
 
 | Measure | Result | Target | Verdict |
 | --- | --- | --- | --- |

@@ -9,6 +9,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use crate::formats::{Format, UnitAnalysis, UnitLayout};
 use crate::model::{CompletionItem, Diagnostic, HoverInfo, InlayHint, Settings, Span, Symbol, TextEdit, Token};
@@ -340,7 +341,9 @@ impl AnalyzedDocument {
 /// splice so the duplicate check costs the edit, not the file.
 #[derive(Default)]
 struct KeyCounts {
-    counts: HashMap<Arc<str>, u32>,
+    /// FxHash: a whole-file check counts every label once, on one thread,
+    /// and SipHash made that a visible part of the run.
+    counts: FxHashMap<Arc<str>, u32>,
     /// How many keys are used more than once.
     duplicated: usize,
 }

@@ -243,6 +243,10 @@ fn completion_between_cr_and_lf_stays_on_its_line() {
     let doc = open("game W a\r\nstart\r\nmoves e2e4\r\n");
     for item in doc.complete(16) {
         assert!(!doc.text()[item.replace.clone()].contains('\n'), "{:?}", item.replace);
-        assert!(item.replace.start <= 16 || item.replace.start == 17, "{:?}", item.replace);
+        assert!(
+            item.replace.start <= 16 || item.replace.start == 17,
+            "{:?}",
+            item.replace
+        );
     }
 }
