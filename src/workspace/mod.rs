@@ -101,14 +101,26 @@ impl AnalyzedDocument {
     }
 
     /// Splits `text[start..end]` into units and analyses them (in parallel
-    /// when there are many).
+    /// when there are many); unit offsets are offsets into `text`.
     fn analyze_region(&self, text: &str, start: usize, end: usize) -> Vec<Unit> {
         let ranges = split_units(self.format, &text[start..end], start);
+        self.analyze_ranges(text, 0, ranges, |_| None)
+    }
+
+    /// Analyses each unit range (document offsets; `text` starts at `base`),
+    /// except those for which `reuse` already has an analysis.
+    fn analyze_ranges(
+        &self,
+        text: &str,
+        base: usize,
+        ranges: Vec<Range<usize>>,
+        reuse: impl Fn(&Range<usize>) -> Option<Arc<UnitAnalysis>> + Sync,
+    ) -> Vec<Unit> {
         let format = self.format;
         let analyse = |r: &Range<usize>| Unit {
             start: r.start,
             len: r.len(),
-            analysis: Arc::new(format.analyze_unit(&text[r.clone()])),
+            analysis: reuse(r).unwrap_or_else(|| Arc::new(format.analyze_unit(&text[r.start - base..r.end - base]))),
         };
         if ranges.len() > UNITS_PER_TASK {
             ranges.par_iter().with_min_len(UNITS_PER_TASK).map(analyse).collect()
@@ -143,10 +155,22 @@ impl AnalyzedDocument {
         let old_region_end = self.units[hi].start + self.units[hi].len;
         let new_region_end = old_region_end + new_text.len() - (end - start);
         let region_text = self.doc.slice(region_start..new_region_end);
-        let mut fresh = self.analyze_region(&region_text, 0, region_text.len());
-        for unit in &mut fresh {
-            unit.start += region_start;
-        }
+        // The neighbours were only widened into the region in case the edit
+        // merged or split units; one that comes out of the re-split with the
+        // same extent has the same text, and keeps its analysis.
+        let shift = |old_start: usize| old_start + new_text.len() - (end - start);
+        let unchanged = [
+            (lo < first_touched).then(|| (self.units[lo].start, &self.units[lo])),
+            (hi > last_touched).then(|| (shift(self.units[hi].start), &self.units[hi])),
+        ];
+        let ranges = split_units(self.format, &region_text, region_start);
+        let fresh = self.analyze_ranges(&region_text, region_start, ranges, |range| {
+            unchanged
+                .iter()
+                .flatten()
+                .find(|(new_start, old)| range.start == *new_start && range.len() == old.len)
+                .map(|(_, old)| Arc::clone(&old.analysis))
+        });
         for unit in &self.units[lo..=hi] {
             self.keys.change(&unit.analysis, -1);
         }

@@ -54,7 +54,16 @@ fn editing_a_game_keeps_other_units_analyses() {
     assert_eq!(&doc.text()[last + 21..last + 25], "e2e4");
     doc.apply_edit(last + 24..last + 25, "5");
     let after: Vec<_> = doc.units().iter().map(|u| Arc::clone(&u.analysis)).collect();
+    // Unit 1 was re-split as the edited unit's neighbour, but its text did not change.
     assert!(Arc::ptr_eq(&before[0], &after[0]));
+    assert!(Arc::ptr_eq(&before[1], &after[1]));
+    assert!(!Arc::ptr_eq(&before[2], &after[2]));
+    // An edit in the middle game keeps both neighbours' analyses.
+    let middle = doc.units()[1].start;
+    doc.apply_edit(middle + 5..middle + 6, "W");
+    let again: Vec<_> = doc.units().iter().map(|u| Arc::clone(&u.analysis)).collect();
+    assert!(Arc::ptr_eq(&after[0], &again[0]) && Arc::ptr_eq(&after[2], &again[2]));
+    assert!(!Arc::ptr_eq(&after[1], &again[1]));
     assert_eq!(doc.diagnostics().len(), 1);
     assert_eq!(doc.diagnostics()[0].rule.code, "sgs/illegal-move");
     assert_matches_scratch(&doc);
