@@ -114,7 +114,18 @@ fn write_human(out: &mut impl Write, doc: &Document, l: &Located<'_>) -> std::io
         // Huge lines (thousands of moves) are cut around the span.
         let from = (l.column - 1).saturating_sub(40);
         let cut: String = shown.chars().skip(from).take(MAX_SHOWN).collect();
-        (format!("…{cut}…"), l.column - from)
+        let (before, after) = (
+            if from > 0 { "…" } else { "" },
+            if from + MAX_SHOWN < shown.chars().count() {
+                "…"
+            } else {
+                ""
+            },
+        );
+        (
+            format!("{before}{cut}{after}"),
+            l.column - 1 - from + before.chars().count(),
+        )
     } else {
         (shown, l.column - 1)
     };

@@ -373,7 +373,9 @@ fn bad_move(text: &str, token: Span, before: &shakmaty::Chess, problem: UciProbl
         UciProblem::Malformed => Diagnostic::new(
             MALFORMED_MOVE,
             token,
-            format!("`{mv}` is not a UCI move (like `e2e4` or `e7e8q`), in {fen}; the rest of this game is not checked"),
+            format!(
+                "`{mv}` is not a UCI move (like `e2e4` or `e7e8q`), in {fen}; the rest of this game is not checked"
+            ),
         ),
         UciProblem::MissingPromotion => {
             let mut d = Diagnostic::new(
