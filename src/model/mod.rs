@@ -11,6 +11,11 @@ pub use settings::{BoardStyle, Settings};
 
 pub type Span = Range<usize>;
 
+/// `span` moved `by` bytes later: unit-relative to document-absolute.
+pub fn shift(span: &Span, by: usize) -> Span {
+    span.start + by..span.end + by
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     Error,
@@ -98,11 +103,10 @@ impl Diagnostic {
 
     /// Moves every span by `by` bytes: unit-relative to document-absolute.
     pub fn shifted(mut self, by: usize) -> Self {
-        let shift = |span: &mut Span| *span = span.start + by..span.end + by;
-        shift(&mut self.span);
-        self.related.iter_mut().for_each(|r| shift(&mut r.span));
+        self.span = shift(&self.span, by);
+        self.related.iter_mut().for_each(|r| r.span = shift(&r.span, by));
         for fix in &mut self.fixes {
-            fix.edits.iter_mut().for_each(|e| shift(&mut e.span));
+            fix.edits.iter_mut().for_each(|e| e.span = shift(&e.span, by));
         }
         self
     }

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::formats::{Format, UnitAnalysis, UnitLayout};
-use crate::model::{CompletionItem, Diagnostic, HoverInfo, InlayHint, Settings, Span, Symbol, TextEdit, Token};
+use crate::model::{CompletionItem, Diagnostic, HoverInfo, InlayHint, Settings, Span, Symbol, TextEdit, Token, shift};
 use crate::text::{BOM, Document};
 
 #[derive(Clone, Debug)]
@@ -75,10 +75,6 @@ impl AnalyzedDocument {
         }
     }
 
-    pub fn format(&self) -> &'static dyn Format {
-        self.format
-    }
-
     pub fn document(&self) -> &Document {
         &self.doc
     }
@@ -93,22 +89,17 @@ impl AnalyzedDocument {
 
     fn reanalyze_all(&mut self, text: &str) {
         self.bom = if text.starts_with(BOM) { BOM.len() } else { 0 };
-        self.units = self.analyze_region(text, self.bom, text.len());
+        let ranges = split_units(self.format, &text[self.bom..], self.bom);
+        self.units = self.analyze_ranges(text, 0, ranges, |_| None);
         self.keys = KeyCounts::default();
         for unit in &self.units {
             self.keys.change(&unit.analysis, 1);
         }
     }
 
-    /// Splits `text[start..end]` into units and analyses them (in parallel
-    /// when there are many); unit offsets are offsets into `text`.
-    fn analyze_region(&self, text: &str, start: usize, end: usize) -> Vec<Unit> {
-        let ranges = split_units(self.format, &text[start..end], start);
-        self.analyze_ranges(text, 0, ranges, |_| None)
-    }
-
     /// Analyses each unit range (document offsets; `text` starts at `base`),
-    /// except those for which `reuse` already has an analysis.
+    /// in parallel when there are many, except those for which `reuse`
+    /// already has an analysis.
     fn analyze_ranges(
         &self,
         text: &str,
@@ -130,8 +121,10 @@ impl AnalyzedDocument {
     }
 
     /// Replaces `range` (bytes, in the current text) with `new_text` and
-    /// re-analyses only the units the edit touched, plus one neighbour on
-    /// each side (an edit can merge or split units at their boundaries).
+    /// re-analyses only the units whose text the edit changed. The region
+    /// re-split is widened by one unit on each side, since an edit can merge
+    /// or split units at their boundaries; a neighbour that comes out of the
+    /// re-split with the same extent has the same text and keeps its analysis.
     pub fn apply_edit(&mut self, range: Range<usize>, new_text: &str) {
         let start = self.doc.floor_boundary(range.start);
         let end = self.doc.floor_boundary(range.end.max(start));
@@ -151,17 +144,13 @@ impl AnalyzedDocument {
             .max(first_touched);
         let lo = first_touched.saturating_sub(1);
         let hi = (last_touched + 1).min(self.units.len() - 1);
+        // Where an offset at or after the edit's end lands in the new text.
+        let moved = |old: usize| old + new_text.len() - (end - start);
         let region_start = self.units[lo].start;
-        let old_region_end = self.units[hi].start + self.units[hi].len;
-        let new_region_end = old_region_end + new_text.len() - (end - start);
-        let region_text = self.doc.slice(region_start..new_region_end);
-        // The neighbours were only widened into the region in case the edit
-        // merged or split units; one that comes out of the re-split with the
-        // same extent has the same text, and keeps its analysis.
-        let shift = |old_start: usize| old_start + new_text.len() - (end - start);
+        let region_text = self.doc.slice(region_start..moved(self.units[hi].range().end));
         let unchanged = [
             (lo < first_touched).then(|| (self.units[lo].start, &self.units[lo])),
-            (hi > last_touched).then(|| (shift(self.units[hi].start), &self.units[hi])),
+            (hi > last_touched).then(|| (moved(self.units[hi].start), &self.units[hi])),
         ];
         let ranges = split_units(self.format, &region_text, region_start);
         let fresh = self.analyze_ranges(&region_text, region_start, ranges, |range| {
@@ -180,7 +169,7 @@ impl AnalyzedDocument {
         let inserted = fresh.len();
         self.units.splice(lo..=hi, fresh);
         for unit in &mut self.units[lo + inserted..] {
-            unit.start = unit.start + new_text.len() - (end - start);
+            unit.start = moved(unit.start);
         }
     }
 
@@ -199,7 +188,7 @@ impl AnalyzedDocument {
                 continue;
             };
             if self.keys.counts.get(key).is_some_and(|&n| n > 1) {
-                let span = span.start + unit.start..span.end + unit.start;
+                let span = shift(span, unit.start);
                 match first_use.get(&**key) {
                     Some(first) => out.push(self.format.duplicate_key(key, span, first.clone(), &is_taken)),
                     None => {
@@ -240,7 +229,7 @@ impl AnalyzedDocument {
         let mut hover = self
             .format
             .hover(&self.unit_text(i), offset.checked_sub(start)?, settings)?;
-        hover.span = hover.span.start + start..hover.span.end + start;
+        hover.span = shift(&hover.span, start);
         Some(hover)
     }
 
@@ -252,7 +241,7 @@ impl AnalyzedDocument {
         };
         let mut items = self.format.complete(&self.unit_text(i), relative);
         for item in &mut items {
-            item.replace = item.replace.start + start..item.replace.end + start;
+            item.replace = shift(&item.replace, start);
         }
         items
     }
@@ -293,7 +282,7 @@ impl AnalyzedDocument {
             }
             if let Some(edit) = minimal_edit(&old, &new) {
                 edits.push(TextEdit {
-                    span: edit.span.start + unit.start..edit.span.end + unit.start,
+                    span: shift(&edit.span, unit.start),
                     new_text: edit.new_text,
                 });
             }
@@ -315,27 +304,19 @@ impl AnalyzedDocument {
             0..self.units.len(),
             |f, t| f.symbols(t),
             |s, by| {
-                s.span = s.span.start + by..s.span.end + by;
-                s.selection = s.selection.start + by..s.selection.end + by;
+                s.span = shift(&s.span, by);
+                s.selection = shift(&s.selection, by);
             },
         )
     }
 
     pub fn folds(&self) -> Vec<Span> {
-        self.per_unit(
-            0..self.units.len(),
-            |f, t| f.folds(t),
-            |s, by| *s = s.start + by..s.end + by,
-        )
+        self.per_unit(0..self.units.len(), |f, t| f.folds(t), |s, by| *s = shift(s, by))
     }
 
     pub fn tokens(&self, range: Option<Range<usize>>) -> Vec<Token> {
         let units = range.map_or(0..self.units.len(), |r| self.units_overlapping(&r));
-        self.per_unit(
-            units,
-            |f, t| f.tokens(t),
-            |tok, by| tok.span = tok.span.start + by..tok.span.end + by,
-        )
+        self.per_unit(units, |f, t| f.tokens(t), |tok, by| tok.span = shift(&tok.span, by))
     }
 
     pub fn inlay_hints(&self, range: Range<usize>) -> Vec<InlayHint> {
@@ -425,7 +406,7 @@ const PARALLEL_SPLIT_BYTES: usize = 1 << 20;
 /// in `lines` (which starts at a line start).
 fn unit_starts<'a>(format: &'a dyn Format, text: &'a str, lines: Range<usize>) -> impl Iterator<Item = usize> + 'a {
     crate::text::line_ranges(&text[lines.clone()])
-        .map(move |l| l.start + lines.start..l.end + lines.start)
+        .map(move |l| shift(&l, lines.start))
         .filter(move |l| l.start > 0 && l.start < lines.end && format.starts_unit(&text[l.clone()]))
         .map(|l| l.start)
 }
