@@ -68,10 +68,15 @@ impl Settings {
 
     /// `kibitz.toml`: the same keys as the editor settings, in TOML.
     pub fn from_toml(text: &str) -> Result<(Settings, Vec<String>), String> {
-        let value: toml::Value = toml::from_str(text).map_err(|e| e.to_string())?;
-        let json = serde_json::to_value(value).map_err(|e| e.to_string())?;
-        Ok(Settings::from_json(&json))
+        Ok(Settings::from_json(&toml_to_json(text)?))
     }
+}
+
+/// `kibitz.toml` as the JSON object the editor settings use, so the server
+/// can merge the two key by key.
+pub fn toml_to_json(text: &str) -> Result<serde_json::Value, String> {
+    let value: toml::Value = toml::from_str(text).map_err(|e| e.to_string())?;
+    serde_json::to_value(value).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

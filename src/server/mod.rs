@@ -193,8 +193,9 @@ fn read_kibitz_toml(root: &std::path::Path) -> std::result::Result<Option<Value>
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(None);
     };
-    let value: toml::Value = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::to_value(value).map(Some).map_err(|e| e.to_string())
+    crate::model::settings::toml_to_json(&text)
+        .map(Some)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 impl LanguageServer for Backend {
