@@ -4,7 +4,7 @@
 use std::ops::ControlFlow;
 
 use super::replay::{Step, replay_game};
-use super::syntax::{Command, Line, LineKind, Unit, parse_unit};
+use super::syntax::{Command, Line, LineKind, Unit, is_control, parse_unit};
 use crate::formats::UnitAnalysis;
 use crate::games::chess::{self, UciProblem};
 use crate::model::{Diagnostic, Rule, Severity, Span, TextEdit};
@@ -275,18 +275,21 @@ fn check_characters(text: &str, line: &Line, diags: &mut Vec<Diagnostic>) {
     if outside_printable_ascii == 0 {
         return;
     }
-    let ascii_only = match &line.kind {
-        LineKind::Command { body, command, .. } => match command {
+    // Where non-ASCII text may stand without this rule firing: `None` for
+    // the whole line (titles, comments, ignored lines); for a `game` line
+    // its label, which `sgs/label-charset` already covers; else nowhere.
+    let non_ascii_allowed: Option<Span> = match &line.kind {
+        LineKind::Command { command, .. } => match command {
             Command::Title | Command::Unknown => None,
             Command::Game { label, .. } => Some(label.clone().unwrap_or(0..0)),
-            _ => Some(body.end..body.end),
+            _ => Some(0..0),
         },
         _ => None,
     };
     let mut i = line.span.start;
     while i < line.span.end {
         let b = text.as_bytes()[i];
-        if b < 32 || b == 127 {
+        if is_control(b) {
             let mut end = i + 1;
             while end < line.span.end && text.as_bytes()[end] == b {
                 end += 1;
@@ -308,8 +311,8 @@ fn check_characters(text: &str, line: &Line, diags: &mut Vec<Diagnostic>) {
             while i < line.span.end && text.as_bytes()[i] >= 128 {
                 i += 1;
             }
-            if let Some(exempt) = &ascii_only
-                && !(exempt.start <= start && i <= exempt.end)
+            if let Some(allowed) = &non_ascii_allowed
+                && !(allowed.start <= start && i <= allowed.end)
             {
                 diags.push(Diagnostic::new(
                     NON_ASCII,

@@ -3,7 +3,7 @@
 //! the comments directly above it), comments and unknown commands kept in
 //! place, every line ended with the file's dominant line ending.
 
-use super::syntax::{Command, Line, LineKind, parse_unit, words};
+use super::syntax::{Command, Line, LineKind, is_control, parse_unit, words};
 use crate::formats::{UnitAnalysis, UnitLayout};
 
 pub fn format_unit(text: &str, analysis: &UnitAnalysis, layout: UnitLayout) -> Option<String> {
@@ -63,7 +63,7 @@ pub fn format_unit(text: &str, analysis: &UnitAnalysis, layout: UnitLayout) -> O
 /// Control characters may be separators or not depending on the reader:
 /// a line holding one is kept exactly as written.
 fn kept_verbatim(text: &str, line: &Line) -> bool {
-    text.as_bytes()[line.span.clone()].iter().any(|&b| b < 32 || b == 127)
+    text.as_bytes()[line.span.clone()].iter().any(|&b| is_control(b))
 }
 
 fn canonical_line(text: &str, line: &Line) -> String {

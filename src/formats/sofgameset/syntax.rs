@@ -9,6 +9,11 @@ pub fn is_separator(b: u8) -> bool {
     b == b' ' || b == b'\t' || b == b'\r'
 }
 
+/// ASCII 0–31 and DEL: the characters the spec says should not appear in a line.
+pub fn is_control(b: u8) -> bool {
+    b < 32 || b == 127
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
     Game {
